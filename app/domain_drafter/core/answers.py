@@ -1,0 +1,256 @@
+"""Classify a model's answer against a domain: syntax, then semantic checks (METHOD 5, classes 1-2).
+
+The answer is untrusted text. Nothing here evaluates it, and nothing raises on it: every
+outcome, however odd the input, is a `CheckReport` with exactly one verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from domain_drafter.core.classes import ResultClass, Subclass
+from domain_drafter.core.errors import PddlSyntaxError, SourceLocation
+from domain_drafter.core.model import EQUALITY, OBJECT, ActionSchema, Domain
+from domain_drafter.core.parsing import parse_tree
+from domain_drafter.core.reader import ParsedAction, read_action
+
+Span = tuple[int, int]
+
+# Deeper nesting than this is no STRIPS action; refusing it up front keeps every walk shallow.
+MAX_NESTING = 64
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in an answer: its subclass, a reason code, a message, a span in the answer."""
+
+    subclass: Subclass
+    reason: str
+    message: str
+    span: Span
+
+    def to_dict(self) -> dict:
+        return {"subclass": self.subclass.value, "reason": self.reason, "message": self.message,
+                "span": list(self.span)}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The verdict of the syntax and semantic checks on one answer.
+
+    `subclass` is None when the answer passed both checks; then `action` is the parsed action.
+    `findings` lists every problem found at the deciding stage, the deciding one first.
+    """
+
+    answer: str
+    target: str
+    candidate_span: Span | None
+    findings: tuple[Finding, ...] = ()
+    action: ActionSchema | None = field(default=None, compare=False)
+
+    @property
+    def passed(self) -> bool:
+        return not self.findings
+
+    @property
+    def subclass(self) -> Subclass | None:
+        return self.findings[0].subclass if self.findings else None
+
+    @property
+    def result_class(self) -> ResultClass | None:
+        return self.subclass.result_class if self.subclass else None
+
+    @property
+    def candidate(self) -> str | None:
+        if self.candidate_span is None:
+            return None
+        return self.answer[self.candidate_span[0]:self.candidate_span[1]]
+
+    def to_dict(self) -> dict:
+        return {
+            "target": self.target,
+            "passed": self.passed,
+            "class": self.result_class.value if self.result_class else None,
+            "subclass": self.subclass.value if self.subclass else None,
+            "candidate_span": list(self.candidate_span) if self.candidate_span else None,
+            "findings": [f.to_dict() for f in self.findings],
+            "action": self.action.to_pddl(indent="") if self.action else None,
+        }
+
+
+def prune(answer: str) -> tuple[Span | None, Finding | None]:
+    """Cut THE candidate action: from the first '(' to its matching ')' (parenthesis counting)."""
+    start = answer.find("(")
+    if start < 0:
+        return None, Finding(Subclass.NO_PDDL, "no-parenthesis",
+                             "The answer holds no '(' at all, so there is no PDDL in it.", (0, len(answer)))
+    depth = 0
+    for i in range(start, len(answer)):
+        ch = answer[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return (start, i + 1), None
+    loc = SourceLocation.from_offset(answer, start)
+    return None, Finding(
+        Subclass.P_ERROR, "unbalanced",
+        f"The '(' at line {loc.line}, column {loc.column} is never closed: "
+        f"{depth} parenthes{'i' if depth == 1 else 'e'}s still open at the end of the answer.",
+        (start, len(answer)))
+
+
+def check_answer(answer: str, domain: Domain, target: str) -> CheckReport:
+    """Classify `answer` as a candidate for the action `target` of `domain`."""
+    target = target.lower()
+    span, finding = prune(answer)
+    if finding is not None:
+        return CheckReport(answer, target, None, (finding,))
+    assert span is not None
+    syntax = _syntax_findings(answer, span, domain)
+    if isinstance(syntax, Finding):
+        return CheckReport(answer, target, span, (syntax,))
+    parsed = syntax
+    findings = _semantic_findings(parsed, domain, target, base=span[0])
+    if findings:
+        return CheckReport(answer, target, span, tuple(findings))
+    return CheckReport(answer, target, span, (), parsed.to_schema())
+
+
+def parse_action(text: str, domain: Domain, *, base: int = 0, full_text: str | None = None) -> ParsedAction:
+    """Parse one action's text against a domain's requirements; raise PddlSyntaxError if it is not valid PDDL."""
+    full = full_text if full_text is not None else text
+    tree = parse_tree(text, "action_def", base_offset=base, full_text=full)
+    parsed = read_action(tree)
+    problem = _structural_problem(parsed, domain)
+    if problem is not None:
+        what, local = problem
+        err = PddlSyntaxError(what, where=SourceLocation.from_offset(full, base + local[0]))
+        err.span = (base + local[0], base + local[1])  # type: ignore[attr-defined]
+        raise err
+    return parsed
+
+
+def _syntax_findings(answer: str, span: Span, domain: Domain) -> ParsedAction | Finding:
+    candidate = answer[span[0]:span[1]]
+    deep = _too_deep(candidate)
+    if deep is not None:
+        return Finding(Subclass.U_TOKEN, "too-deep",
+                       f"The action nests parentheses more than {MAX_NESTING} levels deep; no STRIPS action does.",
+                       (span[0] + deep, span[1]))
+    try:
+        return parse_action(candidate, domain, base=span[0], full_text=answer)
+    except PddlSyntaxError as err:
+        where = err.where if isinstance(err.where, SourceLocation) else None
+        at = f"Line {where.line}, column {where.column}: " if where else ""
+        err_span = getattr(err, "span", (span[0], span[1]))
+        return Finding(Subclass.U_TOKEN, "parse", f"{at}{err.what}.", err_span)
+    except RecursionError:  # cannot happen below MAX_NESTING; kept so no input can crash the check
+        return Finding(Subclass.U_TOKEN, "too-deep", "The action is nested too deeply to read.", span)
+
+
+def _too_deep(text: str) -> int | None:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                return i
+        elif ch == ")":
+            depth -= 1
+    return None
+
+
+def _structural_problem(parsed: ParsedAction, domain: Domain) -> tuple[str, Span] | None:
+    """What makes a parsed action invalid PDDL for this domain's requirements, if anything."""
+    for bad in parsed.unsupported:
+        if bad.requirement and not domain.has_requirement(bad.requirement):
+            what = f"'{bad.construct}'" + (f" ({bad.detail})" if bad.detail else "")
+            return (f"{what} needs the requirement :{bad.requirement}, which the domain does not declare",
+                    bad.span)
+        return (f"'{bad.construct}' ({bad.detail or 'a construct beyond typed STRIPS'}) "
+                "is not supported by Domain Drafter's typed-STRIPS checks", bad.span)
+    if not domain.has_requirement("equality"):
+        for atom in parsed.atoms:
+            if atom.predicate == EQUALITY:
+                return ("'=' needs the requirement :equality, which the domain does not declare", atom.span)
+    if not parsed.has_effect:
+        return ("the action has no ':effect'", parsed.span)
+    seen: set[str] = set()
+    for param in parsed.parameters:
+        if param.name in seen:
+            return (f"the parameter {param.name} is declared twice", param.span)
+        seen.add(param.name)
+    return None
+
+
+def _semantic_findings(parsed: ParsedAction, domain: Domain, target: str, base: int) -> list[Finding]:
+    def at(span: Span) -> Span:
+        return (base + span[0], base + span[1])
+
+    findings: list[Finding] = []
+    if parsed.name != target:
+        findings.append(Finding(Subclass.N_ERROR, "wrong-name",
+                                f"The action is called '{parsed.name}', but the requested action is '{target}'.",
+                                at(parsed.name_span)))
+    param_types: dict[str, tuple[str, ...]] = {}
+    for param in parsed.parameters:
+        param_types[param.name] = param.types
+        for t in param.types:
+            if t != OBJECT and t not in domain.types:
+                declared = ", ".join(domain.types.declared) or "none"
+                findings.append(Finding(Subclass.T_ERROR, "undeclared-type",
+                                        f"Parameter {param.name} has type '{t}', which the domain does not declare "
+                                        f"(declared types: {declared}).", at(param.type_span or param.span)))
+    for atom in parsed.atoms:
+        findings.extend(_atom_findings(atom, domain, param_types, at))
+    order = {s: i for i, s in enumerate(Subclass)}
+    findings.sort(key=lambda f: (order[f.subclass], f.span))
+    return findings
+
+
+def _atom_findings(atom, domain: Domain, param_types: dict[str, tuple[str, ...]], at) -> list[Finding]:
+    out: list[Finding] = []
+    for arg, span in zip(atom.args, atom.arg_spans):
+        if arg.startswith("?"):
+            if arg not in param_types:
+                params = " ".join(param_types) or "none"
+                out.append(Finding(Subclass.PA_ERROR, "undefined-variable",
+                                   f"{arg} in {atom.atom} is not a parameter of the action (parameters: {params}).",
+                                   at(span)))
+        elif arg not in domain.constant_map:
+            consts = " ".join(domain.constant_map) or "none"
+            out.append(Finding(Subclass.PA_ERROR, "undefined-constant",
+                               f"'{arg}' in {atom.atom} is neither a parameter nor a constant of the domain "
+                               f"(constants: {consts}); variables start with '?'.", at(span)))
+    if atom.predicate == EQUALITY:
+        return out
+    signature = domain.predicate_map.get(atom.predicate)
+    if signature is None:
+        known = ", ".join(p.name for p in domain.predicates)
+        out.append(Finding(Subclass.PA_ERROR, "undefined-predicate",
+                           f"{atom.atom} uses the predicate '{atom.predicate}', which the domain does not declare "
+                           f"(allowed: {known}).", at(atom.span)))
+        return out
+    if len(atom.args) != signature.arity:
+        out.append(Finding(Subclass.PA_ERROR, "wrong-arity",
+                           f"{atom.atom} gives '{atom.predicate}' {len(atom.args)} argument"
+                           f"{'' if len(atom.args) == 1 else 's'}, but it takes {signature.arity}: {signature}.",
+                           at(atom.span)))
+        return out
+    if out:
+        return out
+    for arg, span, expected in zip(atom.args, atom.arg_spans, signature.parameters):
+        actual = param_types[arg] if arg.startswith("?") else (domain.constant_map[arg].type,)
+        for t in actual:
+            if (t == OBJECT or t in domain.types) and not domain.types.is_subtype(t, expected.type):
+                out.append(Finding(Subclass.T_ERROR, "argument-type",
+                                   f"In {atom.atom}, {arg} is of type '{t}', but '{atom.predicate}' expects "
+                                   f"'{expected.type}' there: {signature}.", at(span)))
+    if (atom.section == "precondition" and not atom.positive and atom.predicate in domain.fluent_predicates
+            and not domain.has_requirement("negative-preconditions")):
+        out.append(Finding(Subclass.BP_ERROR, "negative-precondition",
+                           f"(not {atom.atom}) is a negated precondition on '{atom.predicate}', which actions change, "
+                           "and the domain does not declare :negative-preconditions.", at(atom.literal_span)))
+    return out

@@ -1,0 +1,194 @@
+"""Domain bundles: a domain.pddl, its problems, and (optionally) its NL descriptions.
+
+A bundle comes from one of the nine bundled folders, a user's folder laid out the same
+way, or a bare domain.pddl (then it has no problems or descriptions, and says so when asked).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from domain_drafter.core.answers import check_answer
+from domain_drafter.core.descriptions import Descriptions, consistency_problems, load_descriptions
+from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
+from domain_drafter.core.model import Domain, Problem
+from domain_drafter.core.reader import read_domain, read_problem
+
+DOMAIN_FILE = "domain.pddl"
+PROBLEMS_DIR = "problems"
+DESCRIPTIONS_FILE = "descriptions.toml"
+
+
+@dataclass(frozen=True)
+class ProblemFile:
+    """A problem with the text and path it was read from."""
+
+    name: str
+    path: Path
+    text: str
+    problem: Problem
+
+
+@dataclass(frozen=True)
+class DomainBundle:
+    """Everything Domain Drafter knows about one domain."""
+
+    name: str
+    path: Path
+    domain: Domain
+    domain_text: str
+    problems: tuple[ProblemFile, ...]
+    descriptions: Descriptions | None
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.domain.actions)
+
+    def require_action(self, name: str) -> str:
+        """The action's canonical name; UsageError listing the valid names if there is none."""
+        if name.lower() in self.domain.action_map:
+            return name.lower()
+        raise UsageError(f"domain '{self.name}' has no action '{name}'",
+                         hint="valid actions: " + ", ".join(self.action_names))
+
+    def require_descriptions(self) -> Descriptions:
+        """The descriptions, complete for every predicate and action; DomainError saying what is missing."""
+        if self.descriptions is None:
+            raise DomainError(
+                f"no {DESCRIPTIONS_FILE} beside {self.path.name}: prompts need an NL template per predicate "
+                "and a summary per action",
+                where=self.folder,
+                hint=f"write {self.folder / DESCRIPTIONS_FILE} like the bundled domains/blocksworld/{DESCRIPTIONS_FILE}")
+        problems = consistency_problems(self.descriptions, self.domain)
+        if problems:
+            raise DomainError("the descriptions do not fit the domain:\n  " + "\n  ".join(problems),
+                              where=self.descriptions.path)
+        return self.descriptions
+
+    def require_problems(self) -> tuple[ProblemFile, ...]:
+        if not self.problems:
+            raise DomainError(f"no problems in {self.folder / PROBLEMS_DIR}: plan-based checks need at least one",
+                              where=self.folder,
+                              hint=f"add small solvable problems as {PROBLEMS_DIR}/p01.pddl, p02.pddl")
+        return self.problems
+
+
+def bundled_root() -> Path:
+    """The folder holding the bundled domains (inside the installed package, or the checkout)."""
+    return Path(str(resources.files("domain_drafter.domains")))
+
+
+def bundled_names() -> list[str]:
+    root = bundled_root()
+    return sorted(p.name for p in root.iterdir() if (p / DOMAIN_FILE).is_file())
+
+
+@functools.lru_cache(maxsize=None)
+def _load_bundled(name: str) -> DomainBundle:
+    return load_bundle_path(bundled_root() / name)
+
+
+def load_bundled() -> list[DomainBundle]:
+    """All bundled domains, loaded once per process."""
+    return [_load_bundled(n) for n in bundled_names()]
+
+
+def load_bundle(spec: str | Path) -> DomainBundle:
+    """A bundled domain by name, or a folder / domain.pddl path."""
+    text = str(spec)
+    if isinstance(spec, str) and "/" not in text and "\\" not in text and not text.endswith(".pddl"):
+        if text.lower() in bundled_names():
+            return _load_bundled(text.lower())
+        if not Path(text).exists():
+            raise UsageError(f"unknown domain '{text}'",
+                             hint="bundled domains: " + ", ".join(bundled_names())
+                             + "; or give a folder holding domain.pddl")
+    return load_bundle_path(Path(spec))
+
+
+def load_bundle_path(path: Path) -> DomainBundle:
+    """Load a bundle folder, or a bare domain file (then without problems and descriptions)."""
+    path = path.expanduser()
+    if path.is_dir():
+        domain_path = path / DOMAIN_FILE
+        if not domain_path.is_file():
+            raise DomainError(f"no {DOMAIN_FILE} in this folder", where=path,
+                              hint=f"a bundle folder holds {DOMAIN_FILE}, {PROBLEMS_DIR}/*.pddl and {DESCRIPTIONS_FILE}")
+        folder = path
+    elif path.is_file():
+        domain_path, folder = path, None
+    else:
+        raise UsageError(f"no such file or folder: {path}",
+                         hint="bundled domains: " + ", ".join(bundled_names()))
+    text = _read_text(domain_path)
+    domain, parsed = read_domain(text, domain_path)
+    _check_reference_actions(domain, parsed, text, domain_path)
+    problems: list[ProblemFile] = []
+    descriptions = None
+    if folder is not None:
+        for problem_path in sorted((folder / PROBLEMS_DIR).glob("*.pddl")):
+            ptext = _read_text(problem_path)
+            problem = read_problem(ptext, problem_path)
+            _check_problem(domain, problem, problem_path)
+            problems.append(ProblemFile(problem_path.stem, problem_path, ptext, problem))
+        if (folder / DESCRIPTIONS_FILE).is_file():
+            descriptions = load_descriptions(folder / DESCRIPTIONS_FILE)
+    name = folder.name if folder is not None else domain.name
+    return DomainBundle(name, domain_path, domain, text, tuple(problems), descriptions)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DomainError(f"not UTF-8 text (byte {exc.start})", where=path) from None
+    except OSError as exc:
+        raise DomainError(f"cannot read: {exc.strerror}", where=path) from None
+
+
+def _check_reference_actions(domain: Domain, parsed, text: str, path: Path) -> None:
+    """Each action of the file must pass our own syntax and semantic checks; else file:line:col."""
+    names = [a.name for a in parsed]
+    for action in parsed:
+        if names.count(action.name) > 1:
+            raise DomainError(f"action '{action.name}' is defined twice",
+                              where=SourceLocation.from_offset(text, action.name_span[0], path))
+        source = text[action.span[0]:action.span[1]]
+        report = check_answer(source, domain, action.name)
+        if not report.passed:
+            finding = report.findings[0]
+            loc = SourceLocation.from_offset(text, action.span[0] + finding.span[0], path)
+            raise DomainError(f"in action '{action.name}': {finding.message}", where=loc)
+    for cycle in domain.types.cycles:
+        raise DomainError(f"the types form a cycle: {' - '.join(cycle)}", where=path)
+
+
+def _check_problem(domain: Domain, problem: Problem, path: Path) -> None:
+    def fail(what: str) -> None:
+        raise DomainError(what, where=path)
+
+    if problem.domain_name and problem.domain_name != domain.name:
+        fail(f"problem is for domain '{problem.domain_name}', but {DOMAIN_FILE} defines '{domain.name}'")
+    objects = {**domain.constant_map, **problem.object_map}
+    for obj in problem.objects:
+        if obj.type != "object" and obj.type not in domain.types:
+            fail(f"object '{obj.name}' has type '{obj.type}', which the domain does not declare")
+    for atom in sorted(problem.init) + [l.atom for l in problem.goal]:
+        signature = domain.predicate_map.get(atom.predicate)
+        if signature is None:
+            fail(f"{atom} uses the predicate '{atom.predicate}', which the domain does not declare")
+        elif len(atom.args) != signature.arity:
+            fail(f"{atom} has {len(atom.args)} arguments, but '{atom.predicate}' takes {signature.arity}")
+        for arg, param in zip(atom.args, signature.parameters):
+            obj = objects.get(arg)
+            if obj is None:
+                fail(f"{atom} names '{arg}', which is no object or constant")
+            elif not domain.types.is_subtype(obj.type, param.type):
+                fail(f"in {atom}, '{arg}' is a {obj.type}, but '{atom.predicate}' expects a {param.type}")

@@ -1,0 +1,197 @@
+"""Natural-language descriptions: predicate templates, action summaries, the three description classes.
+
+A domain author writes one template per predicate (`block {x} is clear`) and one summary per
+action. The base, flipped and random descriptions (METHOD 2) are generated from those,
+deterministically for a seed, so they exist for any loaded domain.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from domain_drafter.core.errors import DomainError
+from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+class DescriptionClass(enum.Enum):
+    """How much of the action the description gives away (METHOD 2)."""
+
+    BASE = "base"
+    FLIPPED = "flipped"
+    RANDOM = "random"
+
+    @classmethod
+    def parse(cls, text: str) -> "DescriptionClass":
+        try:
+            return cls(text.lower())
+        except ValueError:
+            raise DomainError(f"unknown description class '{text}'",
+                              hint="use one of: " + ", ".join(c.value for c in cls)) from None
+
+
+@dataclass(frozen=True)
+class PredicateText:
+    """How to say a predicate holds (`text`) and does not hold (`negated`), with `{var}` placeholders."""
+
+    text: str
+    negated: str
+
+
+@dataclass(frozen=True)
+class Descriptions:
+    """The NL side of a domain bundle; keys are lower-case PDDL names."""
+
+    summary: str
+    predicates: Mapping[str, PredicateText]
+    actions: Mapping[str, str]
+    path: Path | None = None
+
+
+def load_descriptions(path: Path) -> Descriptions:
+    """Read a descriptions.toml; a TOML error names file, line and column."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        where = f"{path}:{m.group(1)}:{m.group(2)}" if m else str(path)
+        raise DomainError(f"not valid TOML: {str(exc).split(' (at line')[0]}", where=where) from None
+    preds: dict[str, PredicateText] = {}
+    for name, entry in (data.get("predicates") or {}).items():
+        if isinstance(entry, str):
+            preds[name.lower()] = PredicateText(entry, f"it is not the case that {entry}")
+        elif isinstance(entry, dict) and isinstance(entry.get("text"), str):
+            text = entry["text"]
+            preds[name.lower()] = PredicateText(text, entry.get("negated") or f"it is not the case that {text}")
+        else:
+            raise DomainError(f"[predicates.{name}] needs a 'text' string", where=path,
+                              hint='e.g. text = "block {x} is clear"')
+    actions: dict[str, str] = {}
+    for name, entry in (data.get("actions") or {}).items():
+        summary = entry if isinstance(entry, str) else (entry or {}).get("summary")
+        if not isinstance(summary, str) or not summary.strip():
+            raise DomainError(f"[actions.{name}] needs a 'summary' string", where=path,
+                              hint='e.g. summary = "The hand puts block {x} down on the table."')
+        actions[name.lower()] = summary.strip()
+    summary = str((data.get("domain") or {}).get("summary", ""))
+    return Descriptions(summary, preds, actions, path)
+
+
+def placeholders(template: str) -> set[str]:
+    """The `{name}` fields of a template."""
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field}
+
+
+def consistency_problems(descriptions: Descriptions, domain: Domain) -> list[str]:
+    """Everything missing or mismatched between descriptions and domain, as sentences."""
+    where = descriptions.path.name if descriptions.path else "descriptions"
+    problems: list[str] = []
+    for pred in domain.predicates:
+        entry = descriptions.predicates.get(pred.name)
+        variables = {p.name.lstrip("?") for p in pred.parameters}
+        if entry is None:
+            problems.append(f"{where}: no [predicates.{pred.name}] template for {pred}")
+            continue
+        for label, template in (("text", entry.text), ("negated", entry.negated)):
+            unknown = placeholders(template) - variables
+            if unknown:
+                problems.append(f"{where}: [predicates.{pred.name}] {label} uses "
+                                f"{', '.join('{' + u + '}' for u in sorted(unknown))}, but {pred} has variables "
+                                f"{', '.join(sorted(variables)) or 'none'}")
+    for action in domain.actions:
+        summary = descriptions.actions.get(action.name)
+        if summary is None:
+            problems.append(f"{where}: no [actions.{action.name}] summary")
+            continue
+        unknown = placeholders(summary) - {p.lstrip("?") for p in action.parameter_names}
+        if unknown:
+            problems.append(f"{where}: [actions.{action.name}] summary uses "
+                            f"{', '.join('{' + u + '}' for u in sorted(unknown))}, which is no parameter")
+    return problems
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """Substitute `{var}` fields; unknown fields stay as written (never raises on user text)."""
+    return re.sub(r"\{([^{}]*)\}", lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def describe_literal(literal: Literal, domain: Domain, descriptions: Descriptions, *, negate: bool = False) -> str:
+    """The sentence for a literal, e.g. `block ?x is clear`; `negate` flips it."""
+    atom: Atom = literal.atom
+    positive = literal.positive != negate
+    signature = domain.predicate_map.get(atom.predicate)
+    entry = descriptions.predicates.get(atom.predicate)
+    if signature is None or entry is None:
+        text = str(atom)
+        return text if positive else f"not {text}"
+    values = {p.name.lstrip("?"): arg for p, arg in zip(signature.parameters, atom.args)}
+    return fill(entry.text if positive else entry.negated, values)
+
+
+def predicate_line(name: str, domain: Domain, descriptions: Descriptions) -> str:
+    """`(on ?x - block ?y - block) : block ?x is on top of block ?y` for the prompt."""
+    signature = domain.predicate_map[name]
+    typed = " ".join(f"{p.name} - {p.type}" for p in signature.parameters)
+    head = f"({signature.name}{' ' + typed if typed else ''})"
+    entry = descriptions.predicates.get(name)
+    text = fill(entry.text, {p.name.lstrip("?"): p.name for p in signature.parameters}) if entry else ""
+    return f"{head} : {text}"
+
+
+def base_description(action: ActionSchema, descriptions: Descriptions) -> str:
+    """Name, typed parameters and the author's one-line summary; names no predicate."""
+    params = [f"{p.name} of type {p.type}" for p in action.parameters]
+    if not params:
+        head = f'The action "{action.name}" takes no parameters.'
+    elif len(params) == 1:
+        head = f'The action "{action.name}" takes one parameter: {params[0]}.'
+    else:
+        head = f'The action "{action.name}" takes {len(params)} parameters: {", ".join(params[:-1])} and {params[-1]}.'
+    summary = descriptions.actions.get(action.name, "")
+    summary = fill(summary, {p.lstrip("?"): p for p in action.parameter_names})
+    return f"{head} {summary}".strip()
+
+
+def describe_action(domain: Domain, descriptions: Descriptions, action_name: str,
+                    description_class: DescriptionClass, seed: int = 0) -> str:
+    """N(a) in the given class, deterministic for (domain, action, class, seed)."""
+    action = domain.action(action_name)
+    text = base_description(action, descriptions)
+    flipped = [a for a in action.precondition if a.positive and a.atom in action.delete]
+    if description_class is DescriptionClass.BASE or not flipped:
+        return text
+    if description_class is DescriptionClass.FLIPPED:
+        return f"{text} {_conditions(flipped, domain, descriptions)}"
+    # random: as many items as flipped has, drawn from pre(a), add(a), del(a)
+    items = ([("pre", l) for l in action.precondition]
+             + [("eff", l) for l in action.effect])
+    rng = random.Random(f"{domain.name}/{action.name}/random/{seed}")
+    drawn = sorted(rng.sample(range(len(items)), min(len(flipped), len(items))))
+    conditions = [items[i][1] for i in drawn if items[i][0] == "pre"]
+    outcomes = [items[i][1] for i in drawn if items[i][0] == "eff"]
+    parts = [text]
+    if conditions:
+        parts.append(_conditions(conditions, domain, descriptions))
+    if outcomes:
+        said = [describe_literal(l, domain, descriptions) for l in outcomes]
+        parts.append(f"After the action, {_join(said)}.")
+    return " ".join(parts)
+
+
+def _conditions(literals: list[Literal], domain: Domain, descriptions: Descriptions) -> str:
+    said = [describe_literal(l, domain, descriptions) for l in literals]
+    return f"The action can only happen if {_join(said)}."
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

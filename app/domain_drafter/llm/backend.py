@@ -1,0 +1,172 @@
+"""What every text-generation backend takes and returns, independent of how the model runs.
+
+A backend is loaded once and then asked for many generations. `DecodingOptions` defaults are the
+paper's decoding settings: greedy decoding, at most 300 new tokens, and generation stops at the
+next "Input:" or "Allowed Predicates:" (the start of the next few-shot example).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal, Protocol, runtime_checkable
+
+from domain_drafter.core.tasks import TaskState
+
+PAPER_STOP: tuple[str, ...] = ("Input:", "Allowed Predicates:")
+
+StopReason = Literal["stop", "length", "cancelled", "eos"]
+
+
+@dataclass(frozen=True)
+class DecodingOptions:
+    """How to decode. temperature 0.0 means greedy (argmax at every step, top_k=1)."""
+
+    max_tokens: int = 300
+    temperature: float = 0.0
+    stop: tuple[str, ...] = PAPER_STOP
+    seed: int = 0
+    grammar: str | None = None  # GBNF text constraining the output, or None
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if isinstance(self.stop, str):  # a bare string would be read as a tuple of characters
+            object.__setattr__(self, "stop", (self.stop,))
+        else:
+            object.__setattr__(self, "stop", tuple(self.stop))
+        if any(not s for s in self.stop):
+            raise ValueError("stop sequences must be non-empty strings")
+
+
+@dataclass(frozen=True)
+class GenerationStats:
+    """Measurements of one generation.
+
+    time_to_first_token_s: from the call until the first new token was sampled (prompt
+    evaluation included). tokens_per_s: decoding speed after the first token
+    ((generated_tokens - 1) / (wall_time_s - time_to_first_token_s)); 0.0 with fewer than two
+    tokens. generated_tokens counts sampled tokens, including one that completed a stop sequence.
+    """
+
+    prompt_tokens: int
+    generated_tokens: int
+    time_to_first_token_s: float
+    tokens_per_s: float
+    wall_time_s: float
+    stop_reason: StopReason
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The generated text (stop sequence excluded) and how it went."""
+
+    text: str
+    stats: GenerationStats
+
+
+@runtime_checkable
+class GenerationBackend(Protocol):
+    """A loaded model that turns prompts into text. Use as a context manager or call close()."""
+
+    @property
+    def name(self) -> str: ...
+
+    def generate(
+        self,
+        prompt: str,
+        options: DecodingOptions,
+        *,
+        on_token: Callable[[str], None] | None = None,
+        task: TaskState | None = None,
+    ) -> Generation:
+        """Continue `prompt`. `on_token` receives the text pieces as they are final (their
+        concatenation equals the returned text). If `task` is cancelled, generation stops within
+        one token and returns the partial text with stop_reason "cancelled"."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "GenerationBackend": ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def make_stats(
+    *,
+    prompt_tokens: int,
+    generated_tokens: int,
+    t_start: float,
+    t_first: float | None,
+    t_end: float,
+    stop_reason: StopReason,
+) -> GenerationStats:
+    """Build GenerationStats from perf_counter() timestamps (t_first None: no token came)."""
+    wall = max(0.0, t_end - t_start)
+    ttft = (t_first - t_start) if t_first is not None else wall
+    decode_time = t_end - t_first if t_first is not None else 0.0
+    tps = (generated_tokens - 1) / decode_time if generated_tokens > 1 and decode_time > 0 else 0.0
+    return GenerationStats(
+        prompt_tokens=prompt_tokens,
+        generated_tokens=generated_tokens,
+        time_to_first_token_s=ttft,
+        tokens_per_s=tps,
+        wall_time_s=wall,
+        stop_reason=stop_reason,
+    )
+
+
+class StopScanner:
+    """Applies stop sequences to streamed text and releases only text that is final.
+
+    feed(piece) returns the text that can be shown now: everything except a tail that might be
+    the beginning of a stop sequence. Once a stop sequence is found, `stopped` is True and the
+    text before it (and nothing after) has been released. finish() releases the held-back tail.
+    The concatenation of everything released equals `text`.
+    """
+
+    def __init__(self, stops: tuple[str, ...]):
+        self._stops = tuple(s for s in stops if s)
+        self._longest = max((len(s) for s in self._stops), default=0)
+        self._buf = ""  # all text received
+        self._released = 0  # len of the prefix of _buf already released
+        self.stopped = False
+
+    @property
+    def text(self) -> str:
+        return self._buf[: self._released]
+
+    def feed(self, piece: str) -> str:
+        if self.stopped or not piece:
+            return ""
+        search_from = max(0, len(self._buf) - self._longest + 1)
+        self._buf += piece
+        cut = -1
+        for s in self._stops:
+            i = self._buf.find(s, search_from)
+            if i != -1 and (cut == -1 or i < cut):
+                cut = i
+        if cut != -1:
+            self.stopped = True
+            self._buf = self._buf[:cut]
+            return self._release(cut)
+        return self._release(len(self._buf) - self._held_tail())
+
+    def finish(self) -> str:
+        return self._release(len(self._buf))
+
+    def _held_tail(self) -> int:
+        """Length of the longest suffix of the buffer that is a proper prefix of a stop."""
+        buf = self._buf
+        for n in range(min(self._longest - 1, len(buf)), 0, -1):
+            tail = buf[-n:]
+            if any(s.startswith(tail) for s in self._stops):
+                return n
+        return 0
+
+    def _release(self, upto: int) -> str:
+        upto = max(upto, self._released)
+        out = self._buf[self._released : upto]
+        self._released = upto
+        return out

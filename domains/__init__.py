@@ -1,0 +1,1 @@
+"""The nine bundled domains ship as package data of this package."""

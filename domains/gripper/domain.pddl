@@ -1,0 +1,50 @@
+(define (domain gripper)
+  (:requirements :strips :typing)
+  (:types
+    room ball gripper
+  )
+  (:constants
+    left right - gripper
+  )
+  (:predicates
+    (at-robby ?room - room)
+    (at ?obj - ball ?room - room)
+    (free ?g - gripper)
+    (carry ?obj - ball ?g - gripper)
+  )
+  (:action move
+    :parameters (?from - room ?to - room)
+    :precondition (and
+      (at-robby ?from)
+    )
+    :effect (and
+      (at-robby ?to)
+      (not (at-robby ?from))
+    )
+  )
+  (:action pick
+    :parameters (?obj - ball ?room - room ?g - gripper)
+    :precondition (and
+      (at ?obj ?room)
+      (at-robby ?room)
+      (free ?g)
+    )
+    :effect (and
+      (carry ?obj ?g)
+      (not (at ?obj ?room))
+      (not (free ?g))
+    )
+  )
+  (:action drop
+    :parameters (?obj - ball ?room - room ?g - gripper)
+    :precondition (and
+      (carry ?obj ?g)
+      (at-robby ?room)
+    )
+    :effect (and
+      (at ?obj ?room)
+      (free ?g)
+      (not (carry ?obj ?g))
+    )
+  )
+)

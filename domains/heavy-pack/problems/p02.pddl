@@ -1,0 +1,33 @@
+(define (problem heavy-pack-p02)
+  (:domain heavy-pack)
+  (:objects
+    melon jar bread eggs chips - item
+  )
+  (:init
+    (box-empty)
+    (unpacked melon)
+    (unpacked jar)
+    (unpacked bread)
+    (unpacked eggs)
+    (unpacked chips)
+    (heavier melon jar)
+    (heavier melon bread)
+    (heavier melon eggs)
+    (heavier melon chips)
+    (heavier jar bread)
+    (heavier jar eggs)
+    (heavier jar chips)
+    (heavier bread eggs)
+    (heavier bread chips)
+    (heavier eggs chips)
+  )
+  (:goal
+    (and
+      (packed melon)
+      (packed jar)
+      (packed bread)
+      (packed eggs)
+      (packed chips)
+    )
+  )
+)

@@ -1,0 +1,30 @@
+(define (problem hiking-p01)
+  (:domain hiking)
+  (:objects
+    l11 l12 l13 l21 l22 l23 - loc
+  )
+  (:init
+    (at l11)
+    (isHill l12)
+    (isWater l22)
+    (adjacent l11 l12)
+    (adjacent l12 l11)
+    (adjacent l12 l13)
+    (adjacent l13 l12)
+    (adjacent l21 l22)
+    (adjacent l22 l21)
+    (adjacent l22 l23)
+    (adjacent l23 l22)
+    (adjacent l11 l21)
+    (adjacent l21 l11)
+    (adjacent l12 l22)
+    (adjacent l22 l12)
+    (adjacent l13 l23)
+    (adjacent l23 l13)
+  )
+  (:goal
+    (and
+      (at l23)
+    )
+  )
+)

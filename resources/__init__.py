@@ -1,0 +1,1 @@
+"""Prompt templates, icons and styles ship as package data of this package."""

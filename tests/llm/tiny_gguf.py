@@ -1,0 +1,190 @@
+"""Write a tiny, random-weight LLaMA-architecture GGUF that real llama.cpp can load and run.
+
+The model is useless as a language model (its weights are random) but it exercises the whole
+llama.cpp path: GGUF parsing, a byte-level BPE tokenizer, prompt evaluation, sampling, grammars,
+stop sequences and streaming. It is ~600 KB and is written in a few tens of milliseconds.
+
+Vocabulary: the 256 byte tokens in GPT-2's byte-to-unicode spelling, a few hundred merges learned
+from a small built-in corpus, then BOS/EOS control tokens. Every token string is unique: llama.cpp
+aborts the whole process (not just the load) when a GGUF's vocabulary holds a duplicate string.
+
+The BOS and EOS rows of the output matrix are zero, so greedy decoding never picks them on its own
+(random logits of the other tokens are far above 0); a grammar that has been completed still forces
+EOS, which is how tests reach stop_reason "eos".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+N_EMBD = 64
+N_FF = 128
+N_LAYER = 2
+N_HEAD = 4
+N_HEAD_KV = 2
+N_MERGES = 240
+CONTEXT_LENGTH = 2048
+
+BOS_TEXT = "<|bos|>"
+EOS_TEXT = "<|eos|>"
+
+_CORPUS = """
+(define (domain blocksworld)
+  (:requirements :strips :typing)
+  (:types block)
+  (:predicates (on ?x - block ?y - block) (ontable ?x - block) (clear ?x - block)
+               (handempty) (holding ?x - block))
+  (:action pick-up
+    :parameters (?x - block)
+    :precondition (and (clear ?x) (ontable ?x) (handempty))
+    :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
+  (:action put-down
+    :parameters (?x - block)
+    :precondition (holding ?x)
+    :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x))))
+Input: The robot picks up a block from the table when the block is clear and the hand is empty.
+Allowed Predicates: (on ?x ?y) (clear ?x) (holding ?x) (handempty) (ontable ?x)
+Input: The robot puts the block it is holding down on the table.
+The quick brown fox jumps over the lazy dog. A planner searches for a plan that reaches the goal
+from the initial state, using the actions of the domain and the objects of the problem.
+"""
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's reversible byte -> printable character map used by byte-level BPE vocabularies."""
+    printable = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("\u00a1"), ord("\u00ac") + 1))
+        + list(range(ord("\u00ae"), ord("\u00ff") + 1))
+    )
+    mapping: dict[int, str] = {b: chr(b) for b in printable}
+    extra = 0
+    for b in range(256):
+        if b not in mapping:
+            mapping[b] = chr(256 + extra)
+            extra += 1
+    return mapping
+
+
+def _learn_merges(corpus: str, n_merges: int, byte_map: dict[int, str]) -> list[tuple[str, str]]:
+    """Plain BPE training over space-prefixed words (the GPT-2 pre-tokenizer's shape)."""
+    words = Counter(re.findall(r" ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+", corpus))
+    seqs = {w: [byte_map[b] for b in w.encode("utf-8")] for w in words}
+    merges: list[tuple[str, str]] = []
+    for _ in range(n_merges):
+        pairs: Counter[tuple[str, str]] = Counter()
+        for w, count in words.items():
+            s = seqs[w]
+            for a, b in zip(s, s[1:]):
+                pairs[(a, b)] += count
+        if not pairs:
+            break
+        # Most frequent pair; ties broken by the pair itself so the result is deterministic.
+        best = max(pairs.items(), key=lambda kv: (kv[1], kv[0]))[0]
+        merges.append(best)
+        joined = best[0] + best[1]
+        for w in words:
+            s = seqs[w]
+            out: list[str] = []
+            i = 0
+            while i < len(s):
+                if i + 1 < len(s) and s[i] == best[0] and s[i + 1] == best[1]:
+                    out.append(joined)
+                    i += 2
+                else:
+                    out.append(s[i])
+                    i += 1
+            seqs[w] = out
+    return merges
+
+
+def build_vocab() -> tuple[list[str], list[int], list[str], int, int]:
+    """Return (tokens, token_types, merges, bos_id, eos_id) with every token string unique."""
+    byte_map = bytes_to_unicode()
+    tokens: list[str] = [byte_map[b] for b in range(256)]
+    seen = set(tokens)
+    merges_out: list[str] = []
+    for a, b in _learn_merges(_CORPUS, N_MERGES, byte_map):
+        merges_out.append(f"{a} {b}")
+        if a + b not in seen:  # two merge paths can spell the same string: keep one token
+            seen.add(a + b)
+            tokens.append(a + b)
+    types = [1] * len(tokens)  # NORMAL
+    bos_id = len(tokens)
+    tokens.append(BOS_TEXT)
+    types.append(3)  # CONTROL
+    eos_id = len(tokens)
+    tokens.append(EOS_TEXT)
+    types.append(3)
+    assert len(set(tokens)) == len(tokens), "duplicate token strings would abort llama.cpp"
+    return tokens, types, merges_out, bos_id, eos_id
+
+
+def write_tiny_llama(path: str | Path, seed: int = 0) -> Path:
+    """Write the tiny model to `path` (random weights from numpy seed `seed`) and return the path."""
+    import gguf  # test-only dependency: `pip install gguf`
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    tokens, types, merges, bos_id, eos_id = build_vocab()
+    n_vocab = len(tokens)
+
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_name("tiny-random-llama")
+    w.add_context_length(CONTEXT_LENGTH)
+    w.add_embedding_length(N_EMBD)
+    w.add_block_count(N_LAYER)
+    w.add_feed_forward_length(N_FF)
+    w.add_head_count(N_HEAD)
+    w.add_head_count_kv(N_HEAD_KV)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_rope_dimension_count(N_EMBD // N_HEAD)
+    w.add_vocab_size(n_vocab)
+    w.add_file_type(0)  # all F32
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("gpt-2")
+    w.add_token_list(tokens)
+    w.add_token_types(types)
+    w.add_token_merges(merges)
+    w.add_bos_token_id(bos_id)
+    w.add_eos_token_id(eos_id)
+    w.add_add_bos_token(True)
+    w.add_add_eos_token(False)
+
+    def mat(rows: int, cols: int, std: float) -> np.ndarray:
+        return (rng.standard_normal((rows, cols)) * std).astype(np.float32)
+
+    head_dim = N_EMBD // N_HEAD
+    w.add_tensor("token_embd.weight", mat(n_vocab, N_EMBD, 1.0))
+    for i in range(N_LAYER):
+        w.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(N_EMBD, dtype=np.float32))
+        w.add_tensor(f"blk.{i}.attn_q.weight", mat(N_EMBD, N_EMBD, 0.2))
+        w.add_tensor(f"blk.{i}.attn_k.weight", mat(N_HEAD_KV * head_dim, N_EMBD, 0.2))
+        w.add_tensor(f"blk.{i}.attn_v.weight", mat(N_HEAD_KV * head_dim, N_EMBD, 0.2))
+        w.add_tensor(f"blk.{i}.attn_output.weight", mat(N_EMBD, N_EMBD, 0.2))
+        w.add_tensor(f"blk.{i}.ffn_norm.weight", np.ones(N_EMBD, dtype=np.float32))
+        w.add_tensor(f"blk.{i}.ffn_gate.weight", mat(N_FF, N_EMBD, 0.2))
+        w.add_tensor(f"blk.{i}.ffn_up.weight", mat(N_FF, N_EMBD, 0.2))
+        w.add_tensor(f"blk.{i}.ffn_down.weight", mat(N_EMBD, N_FF, 0.2))
+    w.add_tensor("output_norm.weight", np.ones(N_EMBD, dtype=np.float32))
+    out = mat(n_vocab, N_EMBD, 0.5)
+    out[bos_id] = 0.0
+    out[eos_id] = 0.0
+    w.add_tensor("output.weight", out)
+
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+if __name__ == "__main__":  # pragma: no cover - manual use: python tests/llm/tiny_gguf.py out.gguf
+    import sys
+
+    print(write_tiny_llama(sys.argv[1] if len(sys.argv) > 1 else "tiny.gguf"))
