@@ -38,7 +38,8 @@ class Finding:
 class CheckReport:
     """The verdict of the syntax and semantic checks on one answer.
 
-    `subclass` is None when the answer passed both checks; then `action` is the parsed action.
+    `subclass` is None when the answer passed both checks. `action` is the parsed action
+    whenever the syntax check passed (ARE is defined from there on), else None.
     `findings` lists every problem found at the deciding stage, the deciding one first.
     """
 
@@ -113,9 +114,7 @@ def check_answer(answer: str, domain: Domain, target: str) -> CheckReport:
         return CheckReport(answer, target, span, (syntax,))
     parsed = syntax
     findings = _semantic_findings(parsed, domain, target, base=span[0])
-    if findings:
-        return CheckReport(answer, target, span, tuple(findings))
-    return CheckReport(answer, target, span, (), parsed.to_schema())
+    return CheckReport(answer, target, span, tuple(findings), parsed.to_schema())
 
 
 def parse_action(text: str, domain: Domain, *, base: int = 0, full_text: str | None = None) -> ParsedAction:

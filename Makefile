@@ -1,0 +1,32 @@
+# Two commands on a fresh machine: `make run` and `make test`. Both create .venv and
+# install everything first (llama-cpp-python compiles once, then pip's wheel cache reuses it).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: setup run test perf clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+# Until the desktop app lands, `make run` shows the engine end to end from the CLI.
+run: $(STAMP)
+	$(VENV)/bin/domain-drafter domains
+	$(VENV)/bin/domain-drafter prompt blocksworld put-down --class flipped
+	printf '%s\n' 'Here you go: (:action put-down :parameters (?x - block) :precondition (and (holding ?x)) :effect (and (ontable ?x) (clear ?x) (not (holding ?x))))' \
+		| $(VENV)/bin/domain-drafter check blocksworld put-down || true
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m "not perf" -q
+
+perf: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/perf -m perf -q -s
+
+clean:
+	rm -rf $(VENV) build dist app/*.egg-info .pytest_cache

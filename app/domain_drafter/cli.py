@@ -1,0 +1,148 @@
+"""The `domain-drafter` command line: thin subcommands over the engine. Never imports Qt."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from domain_drafter import __version__
+from domain_drafter.core.errors import DrafterError, SourceLocation, UsageError
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _read_answer(spec: str | None) -> str:
+    if spec in (None, "-"):
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(spec).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read the answer file: {exc.strerror}", where=spec) from None
+    return data.decode("utf-8", errors="replace")
+
+
+def cmd_domains(args: argparse.Namespace) -> int:
+    from domain_drafter.core.bundle import load_bundled
+
+    bundles = load_bundled()
+    if args.json:
+        print(json.dumps([{"name": b.name, "predicates": len(b.domain.predicates), "actions": list(b.action_names),
+                           "problems": [p.name for p in b.problems]} for b in bundles], indent=2))
+        return 0
+    print(f"{'domain':<18}{'preds':>6}{'actions':>8}{'problems':>9}  actions")
+    for b in bundles:
+        print(f"{b.name:<18}{len(b.domain.predicates):>6}{len(b.domain.actions):>8}{len(b.problems):>9}  "
+              + ", ".join(b.action_names))
+    total = sum(len(b.domain.actions) for b in bundles)
+    print(f"{len(bundles)} domains, {total} actions")
+    return 0
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    from domain_drafter.core.bundle import load_bundle, load_bundled
+    from domain_drafter.core.descriptions import DescriptionClass
+    from domain_drafter.core.prompt import build_prompt, load_template
+
+    bundle = load_bundle(args.domain)
+    prompt = build_prompt(bundle, args.action, load_bundled(), DescriptionClass.parse(args.description_class),
+                          args.seed, args.k, load_template(Path(args.template)) if args.template else None)
+    if args.json:
+        print(json.dumps(prompt.to_dict(), indent=2))
+    else:
+        sys.stdout.write(prompt.text)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from domain_drafter.core.answers import check_answer
+    from domain_drafter.core.are import action_reconstruction_error
+    from domain_drafter.core.bundle import load_bundle
+
+    bundle = load_bundle(args.domain)
+    action = bundle.require_action(args.action)
+    answer = _read_answer(args.answer)
+    report = check_answer(answer, bundle.domain, action)
+    are = action_reconstruction_error(bundle.domain.action(action), report.action) if report.action else None
+    if args.json:
+        out = report.to_dict()
+        out["are"] = are.to_dict() if are else None
+        print(json.dumps(out, indent=2))
+    else:
+        print(format_check(report, are))
+    return 0 if report.passed else 1
+
+
+def format_check(report, are) -> str:
+    """A person's view of a check: the verdict, each finding with line:col and a caret, the ARE terms."""
+    lines = []
+    if report.passed:
+        lines.append(f"passed syntax and semantic checks: {report.target}")
+    else:
+        lines.append(f"{report.result_class.value}: {report.subclass.value}")
+        for finding in report.findings:
+            loc = SourceLocation.from_offset(report.answer, finding.span[0], None)
+            lines.append(f"  {loc.line}:{loc.column} {finding.subclass.value} ({finding.reason}): {finding.message}")
+            line_text = report.answer.splitlines()[loc.line - 1] if report.answer else ""
+            if len(line_text) <= 160:
+                width = max(1, min(finding.span[1] - finding.span[0], len(line_text) - loc.column + 1))
+                lines.append(f"      {line_text}")
+                lines.append(f"      {' ' * (loc.column - 1)}{'^' * width}")
+    if are is not None:
+        lines.append(f"ARE {are.total} (pre {are.pre.value}, add {are.add.value}, del {are.delete.value})")
+        for term in are.terms:
+            for lit in term.missing:
+                lines.append(f"  {term.name}: missing {lit}")
+            for lit in term.extra:
+                lines.append(f"  {term.name}: extra   {lit}")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="domain-drafter",
+                                     description="Write PDDL actions with a local language model and check them.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("domains", help="list the bundled domains")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_domains)
+
+    p = sub.add_parser("prompt", help="print the prompt for one action")
+    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl")
+    p.add_argument("action")
+    p.add_argument("--class", dest="description_class", default="base", help="base, flipped or random")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--k", type=int, default=3, help="number of context examples (default 3)")
+    p.add_argument("--template", help="a prompt template .toml (default: the paper's)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_prompt)
+
+    p = sub.add_parser("check", help="classify an answer (syntax and semantic checks) and give its ARE")
+    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl")
+    p.add_argument("action")
+    p.add_argument("answer", nargs="?", help="file holding the model's answer; '-' or nothing for stdin")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except DrafterError as err:
+        print(f"domain-drafter: {err.message}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

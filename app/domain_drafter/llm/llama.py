@@ -1,0 +1,374 @@
+"""Run a local GGUF model in-process with llama.cpp (through llama-cpp-python).
+
+The model is loaded once; each generate() call evaluates the prompt and then decodes one token at
+a time in our own loop, which gives per-token control: the task's cancel flag is checked after
+every token (and between prompt chunks), text is streamed as soon as it is final, and stop
+sequences are cut on the decoded text.
+
+We drive llama.cpp through llama-cpp-python's `Llama` object (load, tokenize, `eval`) and its
+thin ctypes bindings for sampling (a llama.cpp sampler chain: optional grammar, then greedy or
+top-k/top-p/temperature). We do not use `Llama.generate`/`create_completion` because
+* create_completion(stream=True) adds per-token work (stop scanning on bytes, logprob plumbing);
+* `Llama.detokenize` mis-slices token pieces longer than 32 bytes;
+* an invalid grammar makes llama.cpp return a NULL sampler that `Llama` adds to its chain
+  unchecked (a crash at the first sample); we check it and raise ModelError instead;
+* neither can be interrupted while a long prompt is evaluated.
+"""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from domain_drafter.core.errors import ModelError
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.backend import (
+    DecodingOptions,
+    Generation,
+    StopReason,
+    StopScanner,
+    make_stats,
+)
+from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
+
+_INSTALL_HINT = "install it with `pip install llama-cpp-python` (it compiles llama.cpp; needs a C++ compiler and cmake)"
+
+# Prompt tokens evaluated per llama_decode call. Cancellation is checked between chunks, so this
+# bounds how long a cancel can take while a long prompt is evaluated.
+PROMPT_CHUNK = 128
+
+
+def _import_llama_cpp() -> Any:
+    try:
+        import llama_cpp  # noqa: PLC0415 - heavy import, only when a model is actually loaded
+    except ImportError as e:
+        raise ModelError(f"llama-cpp-python is not installed ({e})", hint=_INSTALL_HINT) from e
+    return llama_cpp
+
+
+# --- capturing llama.cpp's log while a model loads -------------------------------------------
+# llama.cpp explains a failed load only in its log, which llama-cpp-python hides unless
+# verbose=True. While loading we point llama.cpp's log at our own callback, keep the warnings and
+# errors, and put them in the ModelError. The callback object lives at module level forever:
+# llama.cpp keeps a raw pointer to it, and a freed ctypes callback would crash the process.
+
+_load_lock = threading.Lock()
+_captured: list[tuple[int, str]] | None = None
+_log_callback: Any = None
+
+
+def _install_log_capture(llama_cpp: Any) -> None:
+    global _log_callback
+    if _log_callback is not None:
+        return
+
+    def _on_log(level: int, text: bytes, _user: Any) -> None:
+        if _captured is not None:
+            _captured.append((level, text.decode("utf-8", errors="replace")))
+
+    _log_callback = llama_cpp.llama_log_callback(_on_log)
+
+
+class _CaptureLog:
+    def __init__(self, llama_cpp: Any, verbose: bool):
+        self.llama_cpp = llama_cpp
+        self.verbose = verbose
+        self.lines: list[tuple[int, str]] = []
+
+    def __enter__(self) -> "_CaptureLog":
+        global _captured
+        if not self.verbose:  # verbose: let llama-cpp-python print everything as usual
+            _install_log_capture(self.llama_cpp)
+            _captured = self.lines
+            self.llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _captured
+        if not self.verbose:
+            _captured = None
+            from llama_cpp import _logger  # noqa: PLC0415
+
+            self.llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
+
+    def problems(self) -> str:
+        """Warning and error lines (levels WARN=2, ERROR=3 and their continuations)."""
+        out: list[str] = []
+        keep = False
+        for level, text in self.lines:
+            if level in (2, 3):
+                keep = True
+            elif level != 5:  # 5 = continuation of the previous line
+                keep = False
+            if keep:
+                out.append(text)
+        return "".join(out).strip()
+
+
+def _default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class LlamaCppBackend:
+    """A GGUF model loaded in this process. Thread-safe: concurrent generate() calls queue up.
+
+    n_ctx: context size in tokens (prompt + generated). n_threads: CPU threads (default: all the
+    process may use). reuse_prompt_cache: keep the KV cache of the longest common token prefix
+    with the previous call (a big speed-up when prompts share few-shot examples); it may change
+    greedy outputs in rare near-ties because the prompt is then evaluated in different batches,
+    so turn it off when runs must be bit-for-bit repeatable independently of call order.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        seed: int = 0,
+        verbose: bool = False,
+        n_gpu_layers: int = 0,
+        reuse_prompt_cache: bool = False,
+    ):
+        self.model_path = Path(model_path).expanduser()
+        # Cheap header checks first: some bad files make llama.cpp abort the whole process.
+        self.info: GGUFInfo = inspect_gguf(self.model_path)
+        llama_cpp = _import_llama_cpp()
+        self._lc = llama_cpp
+        self._seed = seed
+        self._verbose = verbose
+        self._reuse = reuse_prompt_cache
+        self._lock = threading.Lock()
+        threads = n_threads or _default_threads()
+        t0 = time.perf_counter()
+        with _load_lock, _CaptureLog(llama_cpp, verbose) as log:
+            try:
+                self._llm = llama_cpp.Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=n_ctx,
+                    n_batch=min(512, max(n_ctx, 1)),
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    n_gpu_layers=n_gpu_layers,
+                    seed=seed,
+                    verbose=verbose,
+                )
+            except (ValueError, RuntimeError, OSError) as e:
+                reason = log.problems() or str(e)
+                raise ModelError(
+                    f"llama.cpp could not load the model: {reason}",
+                    where=self.model_path,
+                    hint="the file may be damaged (download it again), or made for a model "
+                    "architecture this llama-cpp-python does not know (upgrade it: "
+                    "`pip install -U llama-cpp-python`); pass verbose=True for llama.cpp's full log",
+                ) from e
+        self.load_time_s = time.perf_counter() - t0
+        self.n_ctx: int = self._llm.n_ctx()
+        self.n_threads = threads
+        self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+        self._piece_buf = ctypes.create_string_buffer(256)
+        self._closed = False
+
+    # --- protocol -------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return f"llama.cpp:{self.model_path.name}"
+
+    def __enter__(self) -> "LlamaCppBackend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._llm.close()
+
+    def tokenize(self, text: str, *, add_bos: bool = True) -> list[int]:
+        """Token ids of `text` as the model sees it (special-token spellings are plain text)."""
+        self._check_open()
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=False)
+
+    def generate(
+        self,
+        prompt: str,
+        options: DecodingOptions = DecodingOptions(),
+        *,
+        on_token: Callable[[str], None] | None = None,
+        task: TaskState | None = None,
+    ) -> Generation:
+        with self._lock:
+            self._check_open()
+            return self._generate(prompt, options, on_token, task)
+
+    # --- internals ------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if getattr(self, "_closed", True):
+            raise ModelError("the model was closed", where=self.model_path, hint="load it again")
+
+    def _generate(
+        self,
+        prompt: str,
+        options: DecodingOptions,
+        on_token: Callable[[str], None] | None,
+        task: TaskState | None,
+    ) -> Generation:
+        lc, llm = self._lc, self._llm
+        t_start = time.perf_counter()
+        tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+        if not tokens:  # empty prompt and a model that adds no BOS: give it something to start
+            tokens = [llm.token_bos()] if llm.token_bos() >= 0 else [llm.token_eos()]
+        n_prompt = len(tokens)
+        if n_prompt >= self.n_ctx:
+            trained = self.info.context_length
+            raise ModelError(
+                f"prompt has {n_prompt} tokens but the model's context is {self.n_ctx}",
+                where=self.model_path,
+                hint=f"raise n_ctx (the model was trained for {trained or 'an unknown number of'} tokens) "
+                "or shorten the prompt (fewer or shorter examples)",
+            )
+        max_new = min(options.max_tokens, self.n_ctx - n_prompt)
+        sampler = self._make_sampler(options)
+        t_first: float | None = None
+        n_gen = 0
+        reason: StopReason = "length"
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        scanner = StopScanner(options.stop)
+
+        def emit(text: str) -> None:
+            if text and on_token is not None:
+                on_token(text)
+
+        try:
+            if not self._eval_prompt(tokens, task):
+                reason = "cancelled"
+            else:
+                while True:
+                    tok = lc.llama_sampler_sample(sampler, llm.ctx, -1)
+                    n_gen += 1
+                    if t_first is None:
+                        t_first = time.perf_counter()
+                    if lc.llama_vocab_is_eog(self._vocab, tok):
+                        reason = "eos"
+                        break
+                    emit(scanner.feed(decoder.decode(self._piece(tok))))
+                    if scanner.stopped:
+                        reason = "stop"
+                        break
+                    if n_gen >= max_new:
+                        reason = "length"
+                        break
+                    if task is not None and task.cancelled:
+                        reason = "cancelled"
+                        break
+                    llm.eval([tok])
+        except ModelError:
+            raise
+        except Exception as e:  # llama_decode failures surface as RuntimeError
+            self._forget_cache()
+            raise ModelError(f"generation failed: {e}", where=self.model_path) from e
+        finally:
+            lc.llama_sampler_free(sampler)
+        if not scanner.stopped:
+            emit(scanner.feed(decoder.decode(b"", final=True)))
+            emit(scanner.finish())
+        t_end = time.perf_counter()
+        stats = make_stats(
+            prompt_tokens=n_prompt,
+            generated_tokens=n_gen,
+            t_start=t_start,
+            t_first=t_first,
+            t_end=t_end,
+            stop_reason=reason,
+        )
+        return Generation(text=scanner.text, stats=stats)
+
+    def _eval_prompt(self, tokens: list[int], task: TaskState | None) -> bool:
+        """Evaluate the prompt in chunks (checking cancel in between); False if cancelled."""
+        llm = self._llm
+        keep = 0
+        if self._reuse and llm.n_tokens > 0:
+            cached = llm.input_ids[: llm.n_tokens]
+            for a, b in zip(cached, tokens):
+                if a != b:
+                    break
+                keep += 1
+            keep = min(keep, len(tokens) - 1)  # re-evaluate at least one token to get its logits
+            if keep > 0 and not self._seq_rm(keep):
+                keep = 0
+        if keep == 0:
+            self._forget_cache()
+        llm.n_tokens = keep
+        for i in range(keep, len(tokens), PROMPT_CHUNK):
+            if task is not None and task.cancelled:
+                self._forget_cache()
+                return False
+            llm.eval(tokens[i : i + PROMPT_CHUNK])
+        return True
+
+    def _seq_rm(self, keep: int) -> bool:
+        lc = self._lc
+        mem = lc.llama_get_memory(self._llm.ctx)
+        return bool(lc.llama_memory_seq_rm(mem, -1, keep, -1))
+
+    def _forget_cache(self) -> None:
+        lc = self._lc
+        mem = lc.llama_get_memory(self._llm.ctx)
+        if mem is not None:
+            lc.llama_memory_clear(mem, True)
+        self._llm.n_tokens = 0
+
+    def _piece(self, tok: int) -> bytes:
+        """The bytes of one token (control tokens render as nothing)."""
+        lc, buf = self._lc, self._piece_buf
+        n = lc.llama_token_to_piece(self._vocab, tok, buf, len(buf), 0, False)
+        if n < 0:  # buffer too small: -n is the size needed
+            buf = ctypes.create_string_buffer(-n)
+            n = lc.llama_token_to_piece(self._vocab, tok, buf, len(buf), 0, False)
+        return buf.raw[:n]
+
+    def _make_sampler(self, options: DecodingOptions) -> Any:
+        lc = self._lc
+        chain = lc.llama_sampler_chain_init(lc.llama_sampler_chain_default_params())
+        try:
+            if options.grammar is not None:
+                g = self._grammar_sampler(options.grammar)
+                lc.llama_sampler_chain_add(chain, g)
+            if options.temperature == 0.0:
+                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_greedy())
+            else:
+                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_k(40))
+                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_p(0.95, 1))
+                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_temp(options.temperature))
+                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_dist(options.seed & 0xFFFFFFFF))
+        except BaseException:
+            lc.llama_sampler_free(chain)
+            raise
+        return chain
+
+    def _grammar_sampler(self, grammar: str) -> Any:
+        lc = self._lc
+        # LlamaGrammar is llama-cpp-python's holder of GBNF text (it parses nothing itself);
+        # llama.cpp parses it here and returns NULL when the text is not valid GBNF.
+        g = lc.LlamaGrammar.from_string(grammar, verbose=False)
+        with _load_lock, _CaptureLog(lc, self._verbose) as log:
+            sampler = lc.llama_sampler_init_grammar(
+                self._vocab, g._grammar.encode("utf-8"), g._root.encode("utf-8")
+            )
+        if not sampler:
+            raise ModelError(
+                f"the grammar does not parse: {log.problems() or 'llama.cpp rejected it'}",
+                where="grammar",
+                hint="fix the GBNF text (it needs a `root ::= ...` rule)",
+            )
+        return sampler

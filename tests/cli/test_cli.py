@@ -1,0 +1,89 @@
+"""The command line: subcommands, exit codes, messages. In-process through main(), plus the console script."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from domain_drafter.cli import main
+
+PUT_DOWN = ("(:action put-down :parameters (?x - block) :precondition (and (holding ?x)) "
+            ":effect (and (ontable ?x) (clear ?x) (handempty) (not (holding ?x))))")
+
+
+def run(capsys, monkeypatch, *argv: str, stdin: str = ""):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_domains_lists_nine_bundles_with_counts(capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, "domains")
+    assert code == 0
+    assert "9 domains, 32 actions" in out
+    assert "blocksworld            5       4        2" in out
+
+
+def test_prompt_prints_the_prompt(capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, "prompt", "blocksworld", "put-down", "--class", "flipped", "--seed", "0")
+    assert code == 0 and out.endswith("PDDL Action:\n")
+    assert "The action can only happen if the hand is holding block ?x." in out
+
+
+def test_check_of_the_reference_passes_with_are_zero(capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, "check", "blocksworld", "put-down", "-", stdin="Sure!\n" + PUT_DOWN)
+    assert code == 0
+    assert "passed syntax and semantic checks" in out and "ARE 0" in out
+
+
+def test_check_json_reports_class_spans_and_are(capsys, monkeypatch, tmp_path):
+    answer = tmp_path / "answer.txt"
+    answer.write_text(PUT_DOWN.replace("(handempty)", "(arm-empty)"))
+    code, out, _ = run(capsys, monkeypatch, "check", "blocksworld", "put-down", str(answer), "--json")
+    data = json.loads(out)
+    assert code == 1
+    assert data["subclass"] == "PAError" and data["findings"][0]["reason"] == "undefined-predicate"
+    assert data["are"]["add"]["missing"] == ["(handempty)"]
+
+
+def test_check_shows_a_caret_under_the_problem(capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, "check", "blocksworld", "put-down", stdin=PUT_DOWN.replace("?x - block", "?x - cube"))
+    assert "TError" in out and "^^^^" in out
+
+
+def test_unknown_domain_exits_2_with_the_valid_names(capsys, monkeypatch):
+    code, _, err = run(capsys, monkeypatch, "check", "blockworld", "put-down")
+    assert code == 2
+    assert "unknown domain 'blockworld'" in err and "trap-newspapers" in err
+
+
+def test_unknown_action_exits_2_with_the_valid_names(capsys, monkeypatch):
+    code, _, err = run(capsys, monkeypatch, "prompt", "gripper", "grab")
+    assert code == 2 and "valid actions: move, pick, drop" in err
+
+
+def test_user_domain_with_syntax_error_reports_file_line_col(capsys, monkeypatch, tmp_path, bundles):
+    folder = tmp_path / "mine"
+    shutil.copytree(bundles["gripper"].folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    path = folder / "domain.pddl"
+    path.write_text(path.read_text().replace("(free ?g - gripper)", "(free ?g - )"))
+    code, _, err = run(capsys, monkeypatch, "check", str(folder), "move", stdin=PUT_DOWN)
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if "(free ?g - )" in l)
+    assert code == 3
+    assert f"{path}:{line}:" in err
+
+
+def test_console_script_runs_as_installed(tmp_path):
+    script = Path(sys.executable).parent / "domain-drafter"
+    assert script.exists(), "install the project: make setup (pip install -e '.[test]')"
+    done = subprocess.run([str(script), "check", "blocksworld", "put-down"], input=PUT_DOWN, text=True,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "ARE 0" in done.stdout
