@@ -60,6 +60,9 @@ PLANNER_FAILURE: frozenset[int] = frozenset(
 )
 """The planner itself or our command line is at fault, not the PDDL."""
 
+DRIVER_ERRORS: frozenset[int] = frozenset({DRIVER_CRITICAL_ERROR, DRIVER_INPUT_ERROR, DRIVER_UNSUPPORTED})
+"""The driver itself gave up (bad arguments, missing build) before or between components."""
+
 
 def describe(code: int | None) -> str:
     """A short human-readable name for an exit code, e.g. 'SEARCH_OUT_OF_TIME (23)'."""

@@ -203,7 +203,8 @@ class KStarPlanner:
         what = f"problem {label}" if label else "the problem"
         start = time.monotonic()
         if task is not None and task.cancelled:
-            return PlannerResult(PlannerStatus.CANCELLED, (), 0.0, None, (), f"K* cancelled before it started on {what}", "")
+            message = f"K* cancelled before it started on {what}"
+            return PlannerResult(PlannerStatus.CANCELLED, (), 0.0, None, (), message, "")
         found = _kstar_paths()
         if found is None or not (found[0] / "downward").is_file():
             message = f"K* is not installed or its binaries are missing; {INSTALL_HINT}"
@@ -272,10 +273,15 @@ class KStarPlanner:
                 return PlannerStatus.CRASHED, f"K* wrote an unreadable plans file on {what}: {err}", (), ()
         name = exitcodes.describe(code)
         detail = _error_lines(log) or "see the log"
-        translate_failed = re.search(r"^translate exit code: (?!0$)", log, re.M) is not None
-        if code in exitcodes.PLAN_FOUND and not translate_failed:
-            if not plans:
-                return PlannerStatus.CRASHED, f"K* exited with {name} but reported no plans on {what}", (), ()
+        hint = f"; {INSTALL_HINT}" if re.search(r"No module named|Could not find", log) else ""
+        # The driver prints "<component> exit code: N" and exits with the last N; any other exit
+        # (a Python error in the driver, a signal in a component) is not a planner verdict.
+        reports = re.findall(r"^(\w+) exit code: (-?\d+)\s*$", log, re.M)
+        if code not in exitcodes.DRIVER_ERRORS and (not reports or int(reports[-1][1]) != code):
+            stage = f"; its {reports[-1][0]} ended with {exitcodes.describe(int(reports[-1][1]))}" if reports else ""
+            return PlannerStatus.CRASHED, f"K* driver failed on {what} ({name}{stage}): {detail}{hint}", plans, costs
+        translate_failed = reports[-1][0] == "translate" and code != exitcodes.SUCCESS if reports else False
+        if code in exitcodes.PLAN_FOUND and plans and not translate_failed:
             span = f"cost {costs[0]:g}" if costs[0] == costs[-1] else f"costs {costs[0]:g}..{costs[-1]:g}"
             return PlannerStatus.SOLVED, f"K* found {len(plans)} distinct plan(s) ({span}) on {what}", plans, costs
         if code in exitcodes.UNSOLVABLE and not plans:
@@ -288,5 +294,6 @@ class KStarPlanner:
         if code in exitcodes.INPUT_REJECTED:
             stage = "search" if code == exitcodes.SEARCH_UNSUPPORTED else "translator"
             return PlannerStatus.TRANSLATOR_ERROR, f"K* {stage} rejected the PDDL of {what} ({name}): {detail}", (), ()
-        hint = f"; {INSTALL_HINT}" if re.search(r"No module named|Could not find", log) else ""
+        if code == exitcodes.SUCCESS:
+            return PlannerStatus.CRASHED, f"K* exited normally but wrote no plans on {what}", (), ()
         return PlannerStatus.CRASHED, f"K* failed on {what} ({name}): {detail}{hint}", plans, costs
