@@ -101,6 +101,72 @@ def format_check(report, are) -> str:
     return "\n".join(lines)
 
 
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from domain_drafter.core.bundle import load_bundle
+    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+    bundle = load_bundle(args.domain)
+    action = bundle.require_action(args.action)
+    answer = _read_answer(args.answer)
+    options = EvaluationOptions(k=args.k, time_limit_s=args.time_limit, use_verdict_cache=not args.no_cache)
+    with Evaluator(options) as evaluator:
+        result = evaluator.evaluate(bundle, action, answer)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(format_evaluation(result))
+    if result.error:
+        return 4
+    return 0 if result.subclass is not None and result.subclass.value == "Equivalent" else 1
+
+
+def format_evaluation(result) -> str:
+    """The verdict line, the check's findings, the counterexample and the ARE."""
+    lines = []
+    if result.error:
+        lines.append(f"error: {result.error}")
+    else:
+        lines.append(f"{result.result_class.value}: {result.subclass.value}"
+                     + (" (cached)" if result.cached else ""))
+    if result.equivalence is None:
+        lines.append(format_check(result.check, result.are))
+        return "\n".join(lines)
+    lines.append(f"  {result.message}")
+    cx = result.equivalence.counterexample
+    if cx is not None and cx.plan:
+        failing = cx.validation.step if cx.validation is not None else None
+        lines.append(f"  counterexample ({cx.direction.replace('-', ' ')}), problem {cx.problem}:")
+        for number, step in enumerate(cx.plan, start=1):
+            mark = "  <-- fails here" if number == failing else ""
+            lines.append(f"    {number:>3}. {step}{mark}")
+    if result.are is not None:
+        lines.append(format_check(result.check, result.are).split("\n", 1)[1])
+    lines.append(f"  time: {result.timings.get('total_s', 0.0):.2f} s")
+    return "\n".join(lines)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from domain_drafter.core.reader import read_domain, read_problem
+    from domain_drafter.planning.validator import PlanValidator, read_plan
+
+    paths = [Path(args.domain_file), Path(args.problem_file), Path(args.plan_file)]
+    texts = []
+    for path in paths:
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"cannot read: {exc.strerror}", where=path) from None
+    domain, _ = read_domain(texts[0], paths[0])
+    problem = read_problem(texts[1], paths[1])
+    plan = read_plan(texts[2], paths[2])
+    verdict = PlanValidator(domain, problem).validate(plan)
+    if verdict.valid:
+        print(f"Plan valid: {len(plan)} steps reach the goal of {problem.name}.")
+        return 0
+    print(f"Plan invalid: {verdict.message}")
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="domain-drafter",
                                      description="Write PDDL actions with a local language model and check them.")
@@ -127,6 +193,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("answer", nargs="?", help="file holding the model's answer; '-' or nothing for stdin")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("evaluate", help="the full verdict: checks, ARE and plan-based equivalence with K*")
+    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl and problems/*.pddl")
+    p.add_argument("action")
+    p.add_argument("answer", nargs="?", help="file holding the model's answer; '-' or nothing for stdin")
+    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
+    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+    p.add_argument("--no-cache", action="store_true", help="do not use or store cached verdicts")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("validate", help="VAL-like plan validation: exit 0 valid, 1 invalid")
+    p.add_argument("domain_file")
+    p.add_argument("problem_file")
+    p.add_argument("plan_file")
+    p.set_defaults(func=cmd_validate)
     return parser
 
 

@@ -87,3 +87,49 @@ def test_console_script_runs_as_installed(tmp_path):
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "ARE 0" in done.stdout
+
+
+def test_evaluate_reference_is_equivalent_and_exit_0(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path))
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "blocksworld", "put-down", stdin=PUT_DOWN)
+    assert code == 0 and out.startswith("Equivalent: Equivalent")
+
+
+def test_evaluate_mutant_prints_counterexample_with_failing_step(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path))
+    mutant = ("(:action pick :parameters (?obj - ball ?room - room ?g - gripper) :precondition (and (at ?obj ?room) "
+              "(at-robby ?room) (free ?g) (free left)) :effect (and (carry ?obj ?g) (not (at ?obj ?room)) "
+              "(not (free ?g))))")
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "gripper", "pick", "--json", stdin=mutant)
+    data = json.loads(out)
+    assert code == 1
+    assert data["class"] == "Different domain" and data["subclass"] == "OPApp"
+    cx = data["equivalence"]["counterexample"]
+    assert cx["validation"]["atoms"] == ["(free left)"]
+    assert cx["plan"][cx["validation"]["step"] - 1] == cx["validation"]["action"]
+    assert data["are"]["pre"]["extra"] == ["(free left)"]
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "gripper", "pick", stdin=mutant)
+    assert "<-- fails here" in out and "(cached)" in out
+
+
+def test_evaluate_accepts_a_folder_without_descriptions(capsys, monkeypatch, tmp_path, bundles):
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "plain"
+    shutil.copytree(bundles["blocksworld"].folder, folder, ignore=shutil.ignore_patterns("__pycache__", "*.toml"))
+    code, out, _ = run(capsys, monkeypatch, "evaluate", str(folder), "put-down", stdin=PUT_DOWN)
+    assert code == 0 and "Equivalent" in out
+
+
+def test_validate_is_val_like(capsys, monkeypatch, tmp_path, bundles):
+    b = bundles["blocksworld"].folder
+    plan = tmp_path / "plan"
+    plan.write_text("(unstack c a)\n(put-down c)\n(pick-up b)\n(stack b c)\n(pick-up a)\n(stack a b)\n")
+    args = ("validate", str(b / "domain.pddl"), str(b / "problems" / "p01.pddl"), str(plan))
+    code, out, _ = run(capsys, monkeypatch, *args)
+    assert code == 0 and "Plan valid: 6 steps" in out
+    plan.write_text("(unstack c a)\n(pick-up b)\n")
+    code, out, _ = run(capsys, monkeypatch, *args)
+    assert code == 1 and "step 2 (pick-up b): precondition (handempty) not satisfied" in out
+    plan.write_text("(unstack c a)\nnonsense\n")
+    code, _, err = run(capsys, monkeypatch, *args)
+    assert code == 3 and f"{plan}:2:1" in err

@@ -40,12 +40,12 @@ class Counterexample:
             return f"on problem {self.problem}, the generated domain has no plan"
         owner, judge = (("generated", "reference") if self.direction == "generated-in-reference"
                         else ("reference", "generated"))
-        detail = self.validation.message if self.validation else ""
+        detail = self.validation.message if self.validation is not None else ""
         return f"on problem {self.problem}, a plan of the {owner} domain fails in the {judge} domain: {detail}"
 
     def to_dict(self) -> dict:
         return {"problem": self.problem, "direction": self.direction, "plan": list(self.plan),
-                "validation": self.validation.to_dict() if self.validation else None,
+                "validation": self.validation.to_dict() if self.validation is not None else None,
                 "planner_status": self.planner_status, "message": self.message}
 
 
