@@ -65,7 +65,7 @@ class PredicateSignature:
         return len(self.parameters)
 
     def __str__(self) -> str:
-        return f"({' '.join((self.name, *_typed_list(self.parameters)))})"
+        return f"({' '.join((self.name, *typed_list(self.parameters)))})"
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class ActionSchema:
         eff = _conjunction(self.effect)
         return (
             f"{indent}(:action {self.name}\n"
-            f"{indent}  :parameters ({' '.join(_typed_list(self.parameters))})\n"
+            f"{indent}  :parameters ({' '.join(typed_list(self.parameters))})\n"
             f"{indent}  :precondition {pre}\n"
             f"{indent}  :effect {eff})"
         )
@@ -158,7 +158,7 @@ class Domain:
         if self.types.declared:
             lines.append(f"  (:types {self.types.to_pddl()})")
         if self.constants:
-            lines.append(f"  (:constants {' '.join(_typed_list(self.constants))})")
+            lines.append(f"  (:constants {' '.join(typed_list(self.constants))})")
         lines.append("  (:predicates")
         lines.extend(f"    {p}" for p in self.predicates)
         lines.append("  )")
@@ -185,13 +185,13 @@ class Problem:
         init = "\n".join(f"    {a}" for a in sorted(self.init))
         return (
             f"(define (problem {self.name})\n  (:domain {self.domain_name})\n"
-            f"  (:objects {' '.join(_typed_list(self.objects))})\n"
+            f"  (:objects {' '.join(typed_list(self.objects))})\n"
             f"  (:init\n{init}\n  )\n"
             f"  (:goal {_conjunction(self.goal)})\n)\n"
         )
 
 
-def _typed_list(items: Iterable[TypedName]) -> list[str]:
+def typed_list(items: Iterable[TypedName]) -> list[str]:
     """`?x ?y - block ?r - room` style, grouping consecutive items of one type (`object` implied)."""
     out: list[str] = []
     items = list(items)

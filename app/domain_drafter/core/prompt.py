@@ -34,6 +34,10 @@ class PromptTemplate:
     block: str
     separator: str = "\n\n"
     path: Path | None = None
+    feedback: str = "\n\nThe PDDL action above is not right: {diagnostic}\nWrite the corrected PDDL action.\n\nPDDL Action:\n"
+
+    def render_feedback(self, diagnostic: str) -> str:
+        return self.feedback.replace("{diagnostic}", diagnostic)
 
     def render_block(self, predicates: str, description: str, action: str) -> str:
         values = {"predicates": predicates, "description": description, "action": action}
@@ -68,7 +72,11 @@ def load_template(path: Path | None = None) -> PromptTemplate:
         raise DomainError("the prompt template's block misses "
                           + ", ".join("{" + m + "}" for m in sorted(missing)), where=path,
                           hint="see the shipped resources/prompts/paper.toml")
-    return PromptTemplate(data["instruction"], data["block"], str(data.get("separator", "\n\n")), path)
+    feedback = data.get("feedback")
+    if feedback is not None and "{diagnostic}" not in feedback:
+        raise DomainError("the prompt template's feedback misses {diagnostic}", where=path)
+    extra = {"feedback": feedback} if feedback is not None else {}
+    return PromptTemplate(data["instruction"], data["block"], str(data.get("separator", "\n\n")), path, **extra)
 
 
 @dataclass(frozen=True)

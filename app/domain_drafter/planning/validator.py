@@ -106,6 +106,10 @@ def _show(atom: GroundAtom) -> str:
     return f"({' '.join(atom)})"
 
 
+def _show_equality(left: str, right: str, equal: bool) -> str:
+    return f"(= {left} {right})" if equal else f"(not (= {left} {right}))"
+
+
 class PlanValidator:
     """Validates plans of one problem in one domain; build once, call `validate` many times."""
 
@@ -157,8 +161,8 @@ class PlanValidator:
                        if ((args[l] if isinstance(l, int) else l) == (args[r] if isinstance(r, int) else r)) != eq]
             if missing or present or unequal:
                 atoms = ([_show(a) for a in missing] + [f"(not {_show(a)})" for a in present]
-                         + [f"({'' if eq else 'not '}= {args[l] if isinstance(l, int) else l} "
-                            f"{args[r] if isinstance(r, int) else r})" for l, r, eq in unequal])
+                         + [_show_equality(args[l] if isinstance(l, int) else l,
+                                           args[r] if isinstance(r, int) else r, eq) for l, r, eq in unequal])
                 return PlanValidation(PlanStatus.INVALID, FailureKind.PRECONDITION, number, shown, tuple(atoms),
                                       message=f"step {number} {shown}: precondition{'s' if len(atoms) > 1 else ''} "
                                               f"{' '.join(atoms)} not satisfied")
@@ -185,10 +189,11 @@ def read_plan(text: str, path: Path | None = None) -> tuple[Step, ...]:
     for number, line in enumerate(text.splitlines(), start=1):
         body = line.split(";", 1)[0]
         found = list(_STEP.finditer(body))
-        rest = _STEP.sub(" ", body)
-        rest = re.sub(r"^\s*\d+(\.\d+)?\s*:|\[\s*\d+(\.\d+)?\s*\]", " ", rest)
+        # blank out steps and decorations keeping positions, so the error points at what is left
+        rest = _STEP.sub(lambda m: " " * len(m.group()), body)
+        rest = re.sub(r"^\s*\d+(\.\d+)?\s*:|\[\s*\d+(\.\d+)?\s*\]", lambda m: " " * len(m.group()), rest)
         if rest.strip() or body.count("(") != len(found) or body.count(")") != len(found):
-            column = len(line) - len(line.lstrip()) + 1
+            column = len(rest) - len(rest.lstrip()) + 1
             raise PddlSyntaxError("not a plan step; expected '(action arg ...)'",
                                   where=SourceLocation(path, number, column))
         for m in found:

@@ -1,0 +1,137 @@
+"""Ask a model for one action and judge the answer; optionally re-ask with the diagnostic (corrective mode).
+
+This is the loop the GUI's generate button, the `generate` command and the batch benchmark
+all run: prompt -> generation -> evaluation, kept round by round as data.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.classes import ResultClass, Subclass
+from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend
+from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+
+
+class Feedback(enum.Enum):
+    """What a corrective round may tell the model."""
+
+    CHECKS = "checks"   # syntax, semantic and NoPlan findings only: nothing of the reference leaks
+    PLANS = "plans"     # also the counterexample plan of NPApp / OPApp
+
+
+@dataclass(frozen=True)
+class DraftOptions:
+    description_class: DescriptionClass = DescriptionClass.BASE
+    seed: int = 0
+    examples: int = 3
+    decoding: DecodingOptions = field(default_factory=DecodingOptions)
+    grammar: bool = False
+    lock_signature: bool = True
+    retries: int = 0
+    feedback: Feedback = Feedback.CHECKS
+
+
+@dataclass(frozen=True)
+class DraftRound:
+    """One ask-and-judge round."""
+
+    prompt_text: str
+    generation: Generation
+    evaluation: EvaluationResult
+    diagnostic: str | None = None   # what the next round was told, if there was one
+
+    def to_dict(self) -> dict:
+        stats = self.generation.stats
+        return {"answer": self.generation.text, "stats": stats.__dict__, "evaluation": self.evaluation.to_dict(),
+                "diagnostic": self.diagnostic}
+
+
+@dataclass(frozen=True)
+class Draft:
+    """All rounds for one action; the last round's evaluation is the verdict."""
+
+    prompt: Prompt
+    rounds: tuple[DraftRound, ...]
+    grammar: str | None = None
+
+    @property
+    def final(self) -> EvaluationResult:
+        return self.rounds[-1].evaluation
+
+    @property
+    def first(self) -> EvaluationResult:
+        return self.rounds[0].evaluation
+
+    def to_dict(self) -> dict:
+        return {"prompt": self.prompt.to_dict(), "grammar": self.grammar,
+                "rounds": [r.to_dict() for r in self.rounds]}
+
+
+def diagnostic_for(result: EvaluationResult, feedback: Feedback) -> str | None:
+    """The failure in plain words for a corrective round, or None if there is nothing we may say."""
+    if result.error or result.subclass is Subclass.EQUIVALENT:
+        return None
+    if result.result_class in (ResultClass.SYNTAX_ERROR, ResultClass.SEMANTIC_ERROR):
+        return " ".join(f.message for f in result.findings[:3])
+    if result.subclass is Subclass.NO_PLAN:
+        return ("with this action, the planner finds no plan for a problem of the domain that should be "
+                "solvable; some precondition can never be met or an effect is missing.")
+    if feedback is Feedback.PLANS and result.equivalence and result.equivalence.counterexample:
+        cx = result.equivalence.counterexample
+        plan = " ".join(cx.plan)
+        if result.subclass is Subclass.NP_APP:
+            return (f"your action allows the plan {plan}, which is not possible in the intended domain "
+                    f"({cx.validation.message if cx.validation is not None else ''}).")
+        return (f"your action forbids the plan {plan}, which is possible in the intended domain "
+                f"({cx.validation.message if cx.validation is not None else ''}).")
+    return None
+
+
+def draft_action(
+    bundle: DomainBundle,
+    action: str,
+    backend: GenerationBackend,
+    evaluator: Evaluator,
+    pool: Sequence[DomainBundle],
+    options: DraftOptions = DraftOptions(),
+    *,
+    template: PromptTemplate | None = None,
+    on_token: Callable[[str], None] | None = None,
+    on_round: Callable[[DraftRound], None] | None = None,
+    task: TaskState | None = None,
+) -> Draft:
+    """Prompt the model for `action`, evaluate, and (with retries) re-ask with the diagnostic."""
+    template = template or load_template()
+    action = bundle.require_action(action)
+    prompt = build_prompt(bundle, action, pool, options.description_class, options.seed, options.examples, template)
+    decoding = options.decoding
+    grammar_text = None
+    if options.grammar:
+        grammar_text = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature).to_gbnf()
+        decoding = replace(decoding, grammar=grammar_text)
+    rounds: list[DraftRound] = []
+    text = prompt.text
+    for attempt in range(options.retries + 1):
+        if task is not None:
+            task.check_cancelled()
+        generation = backend.generate(text, decoding, on_token=on_token, task=task)
+        if generation.stats.stop_reason == "cancelled" and task is not None:
+            task.check_cancelled()
+        evaluation = evaluator.evaluate(bundle, action, generation.text, task=task)
+        diagnostic = diagnostic_for(evaluation, options.feedback) if attempt < options.retries else None
+        round_ = DraftRound(text, generation, evaluation, diagnostic)
+        rounds.append(round_)
+        if on_round is not None:
+            on_round(round_)
+        if diagnostic is None:
+            break
+        text = text + generation.text.rstrip() + template.render_feedback(diagnostic)
+    return Draft(prompt, tuple(rounds), grammar_text)

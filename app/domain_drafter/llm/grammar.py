@@ -1,0 +1,195 @@
+"""The language of one well-formed PDDL action for a target, as a llama.cpp GBNF grammar and a prefix matcher.
+
+Built from the loaded domain and the target action: the target's name, declared types,
+allowed predicates with their exact arity, and, with the signature locked to the reference
+action's parameters (the default), only declared variables of fitting types. Negated
+preconditions are offered only where the domain allows them. So an answer in this
+language passes the syntax and semantic checks by construction.
+
+One description renders two ways: GBNF text (for llama.cpp's own sampler or a server's
+`grammar` field) and a regular expression used with partial matching, which lets the local
+backend check the greedy token first and constrain only when it is rejected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import regex
+
+from domain_drafter.core.model import EQUALITY, OBJECT, ActionSchema, Domain, typed_list
+
+# Each section holds at most this many literals, so an answer always fits the paper's 300-token budget.
+DEFAULT_MAX_LITERALS = 10
+_VARIABLE = "?[a-z][a-z0-9_-]*"
+
+
+@dataclass(frozen=True)
+class _Lit:
+    text: str
+
+
+@dataclass(frozen=True)
+class _Alt:
+    options: tuple
+
+
+@dataclass(frozen=True)
+class _Seq:
+    parts: tuple
+
+
+@dataclass(frozen=True)
+class _Rep:
+    body: object
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class _Ref:
+    name: str
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """A character class pattern such as a free variable name: (regex, gbnf)."""
+
+    regex: str
+    gbnf: str
+
+
+def _gbnf_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _rule_name(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9-]", "-", text)
+
+
+class ActionGrammar:
+    """One PDDL action for `target` of `domain`, in the layout of the prompt's examples."""
+
+    def __init__(self, domain: Domain, target: str, *, lock_signature: bool = True,
+                 max_literals: int = DEFAULT_MAX_LITERALS):
+        self.domain = domain
+        self.reference: ActionSchema = domain.action(target)
+        self.lock_signature = lock_signature
+        self.max_literals = max_literals
+        self._rules: dict[str, object] = {}
+        self._build()
+
+    # ------------------------------------------------------------------ structure
+    def _argument_rule(self, type_name: str) -> str:
+        name = f"arg-{_rule_name(type_name)}"
+        if name not in self._rules:
+            options = []
+            if self.lock_signature:
+                options += [_Lit(p.name) for p in self.reference.parameters
+                            if self.domain.types.is_subtype(p.type, type_name)]
+            else:
+                options.append(_Pattern(r"\?[a-z][a-z0-9_-]*", '"?" [a-z] [a-z0-9_-]*'))
+            options += [_Lit(c.name) for c in self.domain.constants if self.domain.types.is_subtype(c.type, type_name)]
+            self._rules[name] = _Alt(tuple(options)) if options else None
+        return name
+
+    def _atom_rule(self, name: str, predicates) -> str | None:
+        options = []
+        for pred in predicates:
+            slots = [self._argument_rule(p.type) for p in pred.parameters]
+            if any(self._rules[s] is None for s in slots):
+                continue  # no declared variable or constant fits a slot: the predicate cannot appear
+            parts: list = [_Lit(pred.name)]
+            for slot in slots:
+                parts += [_Lit(" "), _Ref(slot)]
+            options.append(_Seq(tuple(parts)))
+        if not options:
+            return None
+        self._rules[name] = _Seq((_Lit("("), _Alt(tuple(options)), _Lit(")")))
+        return name
+
+    def _build(self) -> None:
+        domain = self.domain
+        allow_negation = domain.has_requirement("negative-preconditions")
+        negatable = [p for p in domain.predicates if allow_negation or p.name not in domain.fluent_predicates]
+        atom = self._atom_rule("atom", domain.predicates)
+        neg_atom = self._atom_rule("neg-atom", negatable)
+        pre_options: list = [_Ref(atom)] if atom else []
+        if neg_atom:
+            pre_options.append(_Seq((_Lit("(not "), _Ref(neg_atom), _Lit(")"))))
+        if domain.has_requirement("equality"):
+            eq_arg = self._argument_rule(OBJECT)
+            if self._rules[eq_arg] is not None:
+                eq = _Seq((_Lit(f"({EQUALITY} "), _Ref(eq_arg), _Lit(" "), _Ref(eq_arg), _Lit(")")))
+                self._rules["equality"] = eq
+                pre_options += [_Ref("equality"), _Seq((_Lit("(not "), _Ref("equality"), _Lit(")")))]
+        eff_options: list = [_Ref(atom), _Seq((_Lit("(not "), _Ref(atom), _Lit(")")))] if atom else []
+        self._rules["pre-literal"] = _Alt(tuple(pre_options))
+        self._rules["eff-literal"] = _Alt(tuple(eff_options))
+
+        def conjunction(literal: str, options: list) -> _Seq:
+            if not options:
+                return _Seq((_Lit("(and)"),))
+            return _Seq((_Lit("(and"), _Rep(_Seq((_Lit(" "), _Ref(literal))), 0, self.max_literals), _Lit(")")))
+
+        if self.lock_signature:
+            parameters: object = _Lit(" ".join(typed_list(self.reference.parameters)))
+        else:
+            types = [_Lit(t) for t in (*domain.types.declared, OBJECT)]
+            one = _Seq((_Pattern(r"\?[a-z][a-z0-9_-]*", '"?" [a-z] [a-z0-9_-]*'), _Lit(" - "), _Alt(tuple(types))))
+            parameters = _Rep(_Seq((one, _Rep(_Seq((_Lit(" "), one)), 0, 7))), 0, 1)
+        self._rules["root"] = _Seq((
+            _Lit(f"(:action {self.reference.name}\n  :parameters ("), parameters,
+            _Lit(")\n  :precondition "), conjunction("pre-literal", pre_options),
+            _Lit("\n  :effect "), conjunction("eff-literal", eff_options), _Lit(")"),
+        ))
+
+    # ------------------------------------------------------------------ renderings
+    def to_gbnf(self) -> str:
+        """The grammar in llama.cpp's GBNF, root rule first."""
+        def render(node) -> str:
+            if isinstance(node, _Lit):
+                return _gbnf_literal(node.text)
+            if isinstance(node, _Pattern):
+                return node.gbnf
+            if isinstance(node, _Ref):
+                return node.name
+            if isinstance(node, _Seq):
+                return " ".join(render(p) for p in node.parts)
+            if isinstance(node, _Alt):
+                return "(" + " | ".join(render(o) for o in node.options) + ")"
+            if isinstance(node, _Rep):
+                return f"({render(node.body)}){{{node.low},{node.high}}}"
+            raise TypeError(node)
+
+        names = ["root"] + [n for n in self._rules if n != "root" and self._rules[n] is not None]
+        return "\n".join(f"{n} ::= {render(self._rules[n])}" for n in names) + "\n"
+
+    @cached_property
+    def pattern(self) -> regex.Pattern:
+        def render(node) -> str:
+            if isinstance(node, _Lit):
+                return regex.escape(node.text)
+            if isinstance(node, _Pattern):
+                return node.regex
+            if isinstance(node, _Ref):
+                return render(self._rules[node.name])
+            if isinstance(node, _Seq):
+                return "".join(render(p) for p in node.parts)
+            if isinstance(node, _Alt):
+                return "(?:" + "|".join(render(o) for o in node.options) + ")"
+            if isinstance(node, _Rep):
+                return f"(?:{render(node.body)}){{{node.low},{node.high}}}"
+            raise TypeError(node)
+
+        return regex.compile(render(self._rules["root"]))
+
+    def accepts_prefix(self, text: str) -> bool:
+        """True if `text` can still be extended to a sentence of the language."""
+        return self.pattern.fullmatch(text, partial=True) is not None
+
+    def is_complete(self, text: str) -> bool:
+        """True if `text` is a whole sentence of the language."""
+        return self.pattern.fullmatch(text) is not None
