@@ -167,6 +167,79 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    from domain_drafter.llm.models import list_models
+
+    entries = list_models()
+    if args.json:
+        print(json.dumps([{"name": e.name, "path": str(e.path), "size": e.size, "source": e.source}
+                          for e in entries], indent=2))
+        return 0
+    for e in entries:
+        size = f"{e.size / 2**20:,.0f} MiB" if e.size else "not assembled yet"
+        print(f"{e.source:<8} {e.name:<40} {size:>18}  {e.path}")
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from domain_drafter.core.bundle import load_bundle, load_bundled
+    from domain_drafter.core.descriptions import DescriptionClass
+    from domain_drafter.core.prompt import load_template
+    from domain_drafter.llm.backend import DecodingOptions
+    from domain_drafter.llm.drafting import DraftOptions, Feedback, draft_action
+    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+    bundle = load_bundle(args.domain)
+    action = bundle.require_action(args.action)
+    bundle.require_descriptions()
+    template = load_template(Path(args.template)) if args.template else None
+    options = DraftOptions(
+        description_class=DescriptionClass.parse(args.description_class), seed=args.seed, examples=args.k_examples,
+        decoding=DecodingOptions(max_tokens=args.max_tokens, seed=args.seed), grammar=args.grammar,
+        lock_signature=not args.free_signature, retries=args.retries, feedback=Feedback(args.feedback))
+    backend = _open_backend(args)
+    streaming = not args.json
+
+    def on_token(piece: str) -> None:
+        if streaming:
+            sys.stdout.write(piece)
+            sys.stdout.flush()
+
+    def on_round(round_) -> None:
+        if streaming:
+            print("\n" + format_evaluation(round_.evaluation))
+            if round_.diagnostic:
+                print(f"\n-- corrective round: told the model: {round_.diagnostic}\n")
+
+    with backend, Evaluator(EvaluationOptions(k=args.k, time_limit_s=args.time_limit)) as evaluator:
+        if args.show_prompt and streaming:
+            from domain_drafter.core.prompt import build_prompt
+            print(build_prompt(bundle, action, load_bundled(), options.description_class, options.seed,
+                               options.examples, template).text, end="")
+        elif streaming:
+            print(f"-- {backend.name}: {bundle.name}/{action} ({options.description_class.value}, seed {args.seed}"
+                  f"{', grammar' if args.grammar else ''})")
+        draft = draft_action(bundle, action, backend, evaluator, load_bundled(), options, template=template,
+                             on_token=on_token, on_round=on_round)
+    if args.json:
+        print(json.dumps(draft.to_dict(), indent=2))
+    final = draft.final
+    if final.error:
+        return 4
+    return 0 if final.subclass is not None and final.subclass.value == "Equivalent" else 1
+
+
+def _open_backend(args: argparse.Namespace):
+    if args.endpoint:
+        from domain_drafter.llm.http import OpenAICompletionsBackend
+
+        return OpenAICompletionsBackend(args.endpoint, model=None if args.model == "default" else args.model)
+    from domain_drafter.llm.llama import LlamaCppBackend
+    from domain_drafter.llm.models import resolve_model
+
+    return LlamaCppBackend(resolve_model(args.model), n_ctx=args.n_ctx, n_threads=args.threads, seed=args.seed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="domain-drafter",
                                      description="Write PDDL actions with a local language model and check them.")
@@ -203,6 +276,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not use or store cached verdicts")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("models", help="list the language models Domain Drafter can use")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("generate", help="ask a model for one action, stream its answer, then evaluate it")
+    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl, problems/ and descriptions.toml")
+    p.add_argument("action")
+    p.add_argument("--model", default="default", help="'default' (the embedded Gemma 3 270M) or a GGUF path")
+    p.add_argument("--endpoint", help="an OpenAI-compatible server's base URL instead of a local model")
+    p.add_argument("--class", dest="description_class", default="base", help="base, flipped or random")
+    p.add_argument("--seed", type=int, default=0, help="seed for the examples and descriptions (default 0)")
+    p.add_argument("--k-examples", type=int, default=3, help="context examples in the prompt (default 3)")
+    p.add_argument("--max-tokens", type=int, default=300, help="new tokens at most (paper: 300)")
+    p.add_argument("--grammar", action="store_true", help="constrain decoding to one well-formed action")
+    p.add_argument("--free-signature", action="store_true",
+                   help="with --grammar: let the model choose parameters (may yield semantic errors)")
+    p.add_argument("--retries", type=int, default=0, help="corrective rounds after a failed check (default 0)")
+    p.add_argument("--feedback", choices=["checks", "plans"], default="checks",
+                   help="what corrective rounds may say: checks only, or also counterexample plans")
+    p.add_argument("--show-prompt", action="store_true", help="print the prompt before the answer")
+    p.add_argument("--n-ctx", type=int, default=4096, help="model context size in tokens (default 4096)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    p.add_argument("--template", help="a prompt template .toml (default: the paper's)")
+    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
+    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+    p.add_argument("--json", action="store_true", help="print all rounds as JSON instead of streaming")
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("validate", help="VAL-like plan validation: exit 0 valid, 1 invalid")
     p.add_argument("domain_file")

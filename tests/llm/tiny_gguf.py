@@ -124,8 +124,18 @@ def build_vocab() -> tuple[list[str], list[int], list[str], int, int]:
     return tokens, types, merges_out, bos_id, eos_id
 
 
-def write_tiny_llama(path: str | Path, seed: int = 0) -> Path:
-    """Write the tiny model to `path` (random weights from numpy seed `seed`) and return the path."""
+def write_tiny_llama(
+    path: str | Path,
+    seed: int = 0,
+    *,
+    architecture: str = "llama",
+    duplicate_token: bool = False,
+) -> Path:
+    """Write the tiny model to `path` (random weights from numpy seed `seed`) and return the path.
+
+    For error tests: `architecture` other than "llama" makes a file llama.cpp refuses to load;
+    `duplicate_token=True` spells token 300 like token 299, which makes llama.cpp abort.
+    """
     import gguf  # test-only dependency: `pip install gguf`
 
     path = Path(path)
@@ -134,7 +144,10 @@ def write_tiny_llama(path: str | Path, seed: int = 0) -> Path:
     tokens, types, merges, bos_id, eos_id = build_vocab()
     n_vocab = len(tokens)
 
-    w = gguf.GGUFWriter(str(path), "llama")
+    if duplicate_token:
+        tokens = list(tokens)
+        tokens[300] = tokens[299]
+    w = gguf.GGUFWriter(str(path), architecture)
     w.add_name("tiny-random-llama")
     w.add_context_length(CONTEXT_LENGTH)
     w.add_embedding_length(N_EMBD)

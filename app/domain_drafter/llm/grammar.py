@@ -186,6 +186,25 @@ class ActionGrammar:
 
         return regex.compile(render(self._rules["root"]))
 
+    def sample(self, rng) -> str:
+        """A random sentence of the language (`rng` is a random.Random): for tests and previews."""
+        def walk(node) -> str:
+            if isinstance(node, _Lit):
+                return node.text
+            if isinstance(node, _Pattern):
+                return "?" + rng.choice("abcxyz") + rng.choice(["", "1", "-b"])
+            if isinstance(node, _Ref):
+                return walk(self._rules[node.name])
+            if isinstance(node, _Seq):
+                return "".join(walk(p) for p in node.parts)
+            if isinstance(node, _Alt):
+                return walk(rng.choice(node.options))
+            if isinstance(node, _Rep):
+                return "".join(walk(node.body) for _ in range(rng.randint(node.low, node.high)))
+            raise TypeError(node)
+
+        return walk(self._rules["root"])
+
     def accepts_prefix(self, text: str) -> bool:
         """True if `text` can still be extended to a sentence of the language."""
         return self.pattern.fullmatch(text, partial=True) is not None

@@ -8,7 +8,8 @@ sequences are cut on the decoded text.
 We drive llama.cpp through llama-cpp-python's `Llama` object (load, tokenize, `eval`) and its
 thin ctypes bindings for sampling (a llama.cpp sampler chain: optional grammar, then greedy or
 top-k/top-p/temperature). We do not use `Llama.generate`/`create_completion` because
-* create_completion(stream=True) adds per-token work (stop scanning on bytes, logprob plumbing);
+* create_completion(stream=True) detokenizes the whole completion again for every token
+  (quadratic: 6.6 tok/s over 1000 tokens of the tiny test model, against ~7000 for our loop);
 * `Llama.detokenize` mis-slices token pieces longer than 32 bytes;
 * an invalid grammar makes llama.cpp return a NULL sampler that `Llama` adds to its chain
   unchecked (a crash at the first sample); we check it and raise ModelError instead;
@@ -38,9 +39,14 @@ from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
 
 _INSTALL_HINT = "install it with `pip install llama-cpp-python` (it compiles llama.cpp; needs a C++ compiler and cmake)"
 
-# Prompt tokens evaluated per llama_decode call. Cancellation is checked between chunks, so this
-# bounds how long a cancel can take while a long prompt is evaluated.
-PROMPT_CHUNK = 128
+# The prompt is evaluated in chunks and cancellation is checked between them. Chunk sizes adapt
+# to the measured prompt speed so that one chunk takes about PROMPT_CHUNK_S seconds (bounded
+# below for a responsive cancel on big models, above for throughput on small ones). Gemma-3 270M
+# on one core: 64-token chunks cost ~12% more prompt time than 256-token ones; >256 gains nothing.
+PROMPT_CHUNK_FIRST = 64
+PROMPT_CHUNK_MIN = 16
+PROMPT_CHUNK_MAX = 512
+PROMPT_CHUNK_S = 0.5
 
 
 def _import_llama_cpp() -> Any:
@@ -97,17 +103,30 @@ class _CaptureLog:
             self.llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
 
     def problems(self) -> str:
-        """Warning and error lines (levels WARN=2, ERROR=3 and their continuations)."""
+        """The warning and error lines, with their continuations.
+
+        Levels follow today's ggml enum (DEBUG=1, INFO=2, WARN=3, ERROR=4, CONT=5).
+        llama-cpp-python's _logger still documents the older numbering (ERROR=3, DEBUG=4), so it
+        files llama.cpp's errors as debug output and hides them unless verbose=True.
+        """
         out: list[str] = []
         keep = False
         for level, text in self.lines:
-            if level in (2, 3):
+            if level in (3, 4):
                 keep = True
-            elif level != 5:  # 5 = continuation of the previous line
+            elif level != 5:
                 keep = False
             if keep:
                 out.append(text)
         return "".join(out).strip()
+
+
+class _CallbackError(Exception):
+    """Carries an exception raised by the on_token callback out of the decoding loop."""
+
+    def __init__(self, original: BaseException):
+        super().__init__(repr(original))
+        self.original = original
 
 
 def _cpu_count() -> int:
@@ -120,9 +139,12 @@ def _cpu_count() -> int:
 def default_threads() -> int:
     """Half the CPUs the process may use (at least 1), for prompt evaluation and decoding alike.
 
-    llama.cpp's threads spin while they wait for each other, so when another process holds a
-    core, using every core collapses throughput: on a busy 2-core VM, Gemma-3 270M took
-    1.9 s per token with 2 threads and 0.037 s with 1.
+    On SMT machines that is about one thread per physical core, which is llama.cpp's own
+    heuristic. llama.cpp's threads spin while they wait for each other, so a thread whose core is
+    taken by another process stalls all the others. Gemma-3 270M on a 2-vCPU VM: with the machine
+    otherwise idle, 2 threads decode at 40 tok/s and 1 thread at 24; with one busy process
+    beside, 2 threads fall to 18 tok/s (once, with more load, to 0.5 tok/s) while 1 thread keeps
+    24. Pass n_threads explicitly on a machine reserved for the model.
     """
     return max(1, _cpu_count() // 2)
 
@@ -202,15 +224,19 @@ class _CaptureStderr:
 class LlamaCppBackend:
     """A GGUF model loaded in this process. Thread-safe: concurrent generate() calls queue up.
 
-    n_ctx: context size in tokens (prompt + generated). n_threads: CPU threads (default: half
-    the CPUs, see default_threads()). extra_buffers: let llama.cpp repack weights for faster CPU
-    kernels (AMX, AVX repacking); None = yes unless the CPU advertises AMX: llama.cpp's AMX
-    kernels crash the whole process (general protection fault) on VMs that advertise AMX but do
-    not let programs use it, so on AMX machines it is opt-in. reuse_prompt_cache: keep the KV cache of the longest common token prefix
-    with the previous call: prompts that share their few-shot examples skip re-evaluating them
-    (Gemma-3 270M, 930-token prompts: time to first token 2.9 s -> 0.18 s, same outputs). In
-    principle it can flip a greedy near-tie, since the prompt is then evaluated in different
-    batches; turn it off when runs must be bit-for-bit independent of call order.
+    n_ctx: context size in tokens (prompt + generated; llama.cpp rounds it up to a multiple of
+    256, see the n_ctx attribute). n_threads: CPU threads (default: half the CPUs, see
+    default_threads()). n_gpu_layers: layers to offload on a GPU build of llama-cpp-python.
+
+    extra_buffers: let llama.cpp repack weights for its faster CPU kernels (AMX, AVX repacking).
+    None means yes unless the CPU advertises AMX: llama.cpp's AMX kernels kill the whole process
+    (general protection fault) on VMs that advertise AMX but do not let programs use it.
+
+    reuse_prompt_cache: keep the KV cache of the longest common token prefix with the previous
+    call, so prompts that share their few-shot examples skip re-evaluating them (Gemma-3 270M,
+    930-token prompts: time to first token 2.9 s -> 0.18 s, same outputs). In principle it can
+    flip a greedy near-tie, since the prompt is then evaluated in different batches; turn it off
+    when runs must be bit-for-bit independent of call order.
     """
 
     def __init__(
@@ -230,7 +256,6 @@ class LlamaCppBackend:
         self.info: GGUFInfo = inspect_gguf(self.model_path)
         llama_cpp = _import_llama_cpp()
         self._lc = llama_cpp
-        self._seed = seed
         self._verbose = verbose
         self._reuse = reuse_prompt_cache
         self._lock = threading.Lock()
@@ -337,7 +362,10 @@ class LlamaCppBackend:
 
         def emit(text: str) -> None:
             if text and on_token is not None:
-                on_token(text)
+                try:
+                    on_token(text)
+                except BaseException as e:  # the caller's exception, not a model failure
+                    raise _CallbackError(e) from e
 
         try:
             if not self._eval_prompt(tokens, task):
@@ -362,6 +390,8 @@ class LlamaCppBackend:
                         reason = "cancelled"
                         break
                     llm.eval([tok])
+        except _CallbackError as e:
+            raise e.original from None
         except ModelError:
             raise
         except Exception as e:  # llama_decode failures surface as RuntimeError
@@ -370,8 +400,11 @@ class LlamaCppBackend:
         finally:
             lc.llama_sampler_free(sampler)
         if not scanner.stopped:
-            emit(scanner.feed(decoder.decode(b"", final=True)))
-            emit(scanner.finish())
+            try:
+                emit(scanner.feed(decoder.decode(b"", final=True)))
+                emit(scanner.finish())
+            except _CallbackError as e:
+                raise e.original from None
         t_end = time.perf_counter()
         stats = make_stats(
             prompt_tokens=n_prompt,
@@ -399,11 +432,18 @@ class LlamaCppBackend:
         if keep == 0:
             self._forget_cache()
         llm.n_tokens = keep
-        for i in range(keep, len(tokens), PROMPT_CHUNK):
+        i, chunk = keep, PROMPT_CHUNK_FIRST
+        while i < len(tokens):
             if task is not None and task.cancelled:
                 self._forget_cache()
                 return False
-            llm.eval(tokens[i : i + PROMPT_CHUNK])
+            part = tokens[i : i + chunk]
+            t0 = time.perf_counter()
+            llm.eval(part)
+            dt = time.perf_counter() - t0
+            i += len(part)
+            rate = len(part) / dt if dt > 0 else float("inf")
+            chunk = int(max(PROMPT_CHUNK_MIN, min(PROMPT_CHUNK_MAX, rate * PROMPT_CHUNK_S)))
         return True
 
     def _seq_rm(self, keep: int) -> bool:

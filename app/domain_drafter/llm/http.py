@@ -1,0 +1,350 @@
+"""Generate through an OpenAI-compatible `/v1/completions` server (standard library only).
+
+Works with llama.cpp's `llama-server`, `python -m llama_cpp.server` and vLLM: a way to use models
+too big for the desktop (e.g. the paper's LLaMA-2 70B) on another machine. Text is streamed with
+server-sent events; cancelling closes the connection, which stops the server's generation too.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.parse
+from typing import Any, Callable, Iterator, Mapping
+
+from domain_drafter.core.errors import ModelError
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.backend import (
+    DecodingOptions,
+    Generation,
+    GenerationStats,
+    StopReason,
+    StopScanner,
+    make_stats,
+)
+
+# Sent with every request unless the caller passes other `extra_body`. llama_cpp.server samples
+# with repeat_penalty=1.1 by default, which would make "greedy" differ from the paper's (and
+# from LlamaCppBackend's) plain argmax decoding. Servers that do not know the field ignore it.
+DEFAULT_EXTRA_BODY: Mapping[str, Any] = {"repeat_penalty": 1.0}
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _CallbackError(Exception):
+    """Carries an exception raised by the on_token callback out of the reading loop."""
+
+    def __init__(self, original: BaseException):
+        super().__init__(repr(original))
+        self.original = original
+
+
+class OpenAICompletionsBackend:
+    """A model behind an OpenAI-compatible HTTP server.
+
+    base_url: the server root, with or without the trailing /v1 (http://127.0.0.1:8080 or
+    http://127.0.0.1:8080/v1). model: sent as "model" (some servers host several). stream=False
+    makes one plain request (on_token then gets the whole text at once; no time-to-first-token).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120,
+        *,
+        stream: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+    ):
+        parsed = urllib.parse.urlsplit(base_url.rstrip("/"))
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ModelError(
+                "not an http(s) URL",
+                where=base_url,
+                hint="give the server's address, e.g. http://127.0.0.1:8080",
+            )
+        self.base_url = base_url.rstrip("/")
+        self._scheme = parsed.scheme
+        self._host = parsed.hostname
+        self._port = parsed.port
+        prefix = parsed.path.rstrip("/")
+        if prefix.endswith("/v1"):
+            prefix = prefix[: -len("/v1")]
+        self._prefix = prefix
+        self.url = f"{parsed.scheme}://{parsed.netloc}{prefix}/v1/completions"
+        self.model = model
+        self.api_key = api_key
+        self.timeout_s = timeout_s
+        self.stream = stream
+        self.extra_body = dict(DEFAULT_EXTRA_BODY if extra_body is None else extra_body)
+        self._tokenize_route: str | None = None  # which token-count route this server has
+        self._closed = False
+
+    @property
+    def name(self) -> str:
+        return f"http:{self.model or self.base_url}"
+
+    def __enter__(self) -> "OpenAICompletionsBackend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._closed = True  # no connection is kept between calls
+
+    # --- requests ---------------------------------------------------------------------------
+    def _connect(self) -> http.client.HTTPConnection:
+        cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        return cls(self._host, self._port, timeout=self.timeout_s)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream, application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def _unreachable(self, e: BaseException) -> ModelError:
+        return ModelError(
+            f"cannot reach the model server: {e}",
+            where=self.url,
+            hint="start the server (e.g. `python -m llama_cpp.server --model M.gguf --port 8080` or "
+            "`llama-server -m M.gguf --port 8080`) or fix the URL",
+        )
+
+    def _post(self, conn: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> http.client.HTTPResponse:
+        try:
+            conn.request("POST", path, body=json.dumps(body).encode("utf-8"), headers=self._headers())
+            resp = conn.getresponse()
+        except (OSError, http.client.HTTPException) as e:
+            conn.close()
+            raise self._unreachable(e) from e
+        if resp.status != 200:
+            detail = resp.read(2000).decode("utf-8", errors="replace").strip()
+            conn.close()
+            hint = "check the API key" if resp.status in (401, 403) else (
+                "is this an OpenAI-compatible server with /v1/completions?" if resp.status == 404 else None
+            )
+            raise ModelError(f"the server answered HTTP {resp.status}: {detail}", where=self.url, hint=hint)
+        return resp
+
+    def _body(self, prompt: str, options: DecodingOptions) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "prompt": prompt,
+            "max_tokens": options.max_tokens,
+            "temperature": options.temperature,
+            "seed": options.seed,
+            "stream": self.stream,
+        }
+        if options.stop:
+            body["stop"] = list(options.stop)
+        if options.grammar is not None:
+            body["grammar"] = options.grammar
+        if self.model is not None:
+            body["model"] = self.model
+        if self.stream:
+            body["stream_options"] = {"include_usage": True}
+        body.update(self.extra_body)
+        return body
+
+    # --- generation -------------------------------------------------------------------------
+    def generate(
+        self,
+        prompt: str,
+        options: DecodingOptions = DecodingOptions(),
+        *,
+        on_token: Callable[[str], None] | None = None,
+        task: TaskState | None = None,
+    ) -> Generation:
+        if self._closed:
+            raise ModelError("the backend was closed", where=self.url)
+        t_start = time.perf_counter()
+        scanner = StopScanner(options.stop)
+        usage: dict[str, Any] = {}
+        n_chunks = 0
+        t_first: float | None = None
+        finish: str | None = None
+        reason: StopReason = "length"
+
+        def emit(text: str) -> None:
+            if text and on_token is not None:
+                try:
+                    on_token(text)
+                except BaseException as e:  # the caller's exception, not a server failure
+                    raise _CallbackError(e) from e
+
+        if task is not None and task.cancelled:
+            return Generation("", make_stats(prompt_tokens=0, generated_tokens=0, t_start=t_start,
+                                             t_first=None, t_end=time.perf_counter(), stop_reason="cancelled"))
+        conn = self._connect()
+        done = threading.Event()
+        watcher = None
+        if task is not None:
+            watcher = threading.Thread(target=self._watch, args=(task, conn, done), daemon=True)
+            watcher.start()
+        try:
+            resp = self._post(conn, f"{self._prefix}/v1/completions", self._body(prompt, options))
+            if not self.stream:
+                data = json.loads(resp.read().decode("utf-8"))
+                choice = (data.get("choices") or [{}])[0]
+                emit(scanner.feed(choice.get("text") or ""))
+                finish = choice.get("finish_reason")
+                usage = data.get("usage") or {}
+            else:
+                for event in _sse_events(resp):
+                    if task is not None and task.cancelled:
+                        raise _Cancelled()
+                    if event.get("usage"):
+                        usage = event["usage"]
+                    for choice in event.get("choices") or []:
+                        text = choice.get("text") or ""
+                        if text or choice.get("finish_reason") is None:
+                            n_chunks += 1
+                            if t_first is None:
+                                t_first = time.perf_counter()
+                        emit(scanner.feed(text))
+                        if choice.get("finish_reason"):
+                            finish = choice["finish_reason"]
+                    if scanner.stopped:
+                        break  # the server did not cut the stop sequence: stop reading
+        except _Cancelled:
+            reason = "cancelled"
+        except _CallbackError as e:
+            raise e.original from None
+        except ModelError:
+            if task is not None and task.cancelled:
+                reason = "cancelled"
+            else:
+                raise
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            if task is not None and task.cancelled:
+                reason = "cancelled"
+            else:
+                raise ModelError(f"the stream from the server broke off: {e}", where=self.url) from e
+        else:
+            if scanner.stopped:
+                reason = "stop"
+            elif finish == "length":
+                reason = "length"
+            elif finish is not None:
+                reason = "stop"  # OpenAI reports both a stop sequence and end-of-text as "stop"
+            if finish is None and not scanner.stopped:
+                if task is not None and task.cancelled:
+                    reason = "cancelled"
+                else:
+                    raise ModelError(
+                        "the server ended the answer without saying why (no finish_reason): "
+                        "did it crash or run out of memory?",
+                        where=self.url,
+                    )
+        finally:
+            done.set()
+            conn.close()
+            if watcher is not None:
+                watcher.join(timeout=1.0)
+        if reason != "cancelled" and not scanner.stopped:
+            try:
+                emit(scanner.finish())
+            except _CallbackError as e:
+                raise e.original from None
+        generated = int(usage.get("completion_tokens") or 0) or n_chunks
+        if not self.stream and not generated and scanner.text:
+            generated = 1
+        prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        if not prompt_tokens and reason != "cancelled":
+            prompt_tokens = self.count_tokens(prompt)
+        t_end = time.perf_counter()
+        if not self.stream:  # one answer: no first-token time; speed is over the whole call
+            wall = t_end - t_start
+            stats = GenerationStats(prompt_tokens, generated, wall, generated / wall if wall > 0 else 0.0, wall, reason)
+            return Generation(text=scanner.text, stats=stats)
+        stats = make_stats(
+            prompt_tokens=prompt_tokens,
+            generated_tokens=generated,
+            t_start=t_start,
+            t_first=t_first,
+            t_end=t_end,
+            stop_reason=reason,
+        )
+        return Generation(text=scanner.text, stats=stats)
+
+    @staticmethod
+    def _watch(task: TaskState, conn: http.client.HTTPConnection, done: threading.Event) -> None:
+        """Close the socket as soon as the task is cancelled, which unblocks a pending read."""
+        while not done.is_set():
+            if task.wait(0.02):
+                sock = conn.sock
+                if sock is not None and not done.is_set():
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                return
+
+    def count_tokens(self, text: str) -> int:
+        """Prompt length in the server's tokens, for servers that do not report usage when
+        streaming. Tries llama_cpp.server's /extras/tokenize and llama.cpp's /tokenize; 0 if
+        the server has neither."""
+        routes = [self._tokenize_route] if self._tokenize_route else ["extras", "llama.cpp"]
+        for route in routes:
+            path, body = (
+                (f"{self._prefix}/extras/tokenize", {"input": text})
+                if route == "extras"
+                else (f"{self._prefix}/tokenize", {"content": text, "add_special": True})
+            )
+            if self.model is not None:
+                body["model"] = self.model
+            conn = self._connect()
+            try:
+                conn.request("POST", path, body=json.dumps(body).encode("utf-8"), headers=self._headers())
+                resp = conn.getresponse()
+                payload = resp.read()
+                if resp.status != 200:
+                    continue
+                tokens = json.loads(payload.decode("utf-8")).get("tokens")
+                if isinstance(tokens, list):
+                    self._tokenize_route = route
+                    return len(tokens)
+            except (OSError, http.client.HTTPException, ValueError):
+                continue
+            finally:
+                conn.close()
+        return 0
+
+
+def _sse_events(resp: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:
+    """JSON payloads of the `data:` events of a server-sent-events stream, until [DONE]."""
+    data_lines: list[str] = []
+    while True:
+        raw = resp.readline()
+        if not raw:
+            if data_lines:  # stream ended without the blank line after the last event
+                payload = "\n".join(data_lines)
+                if payload.strip() != "[DONE]":
+                    yield json.loads(payload)
+            return
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if not line:
+            if data_lines:
+                payload = "\n".join(data_lines)
+                data_lines = []
+                if payload.strip() == "[DONE]":
+                    return
+                event = json.loads(payload)
+                if isinstance(event, dict) and "error" in event and not event.get("choices"):
+                    err = event["error"]
+                    msg = err.get("message", err) if isinstance(err, dict) else err
+                    raise ValueError(f"the server reported an error: {msg}")
+                yield event
+            continue
+        if line.startswith(":"):  # comment / keep-alive ping
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            data_lines.append(value[1:] if value.startswith(" ") else value)
