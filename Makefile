@@ -15,12 +15,11 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Until the desktop app lands, `make run` shows the engine end to end from the CLI.
+# Until the desktop app lands, `make run` shows the engine end to end from the CLI:
+# the embedded model writes blocksworld's put-down, then K* judges it against the reference.
 run: $(STAMP)
 	$(VENV)/bin/domain-drafter domains
-	$(VENV)/bin/domain-drafter prompt blocksworld put-down --class flipped
-	printf '%s\n' 'Here you go: (:action put-down :parameters (?x - block) :precondition (and (holding ?x)) :effect (and (ontable ?x) (clear ?x) (not (holding ?x))))' \
-		| $(VENV)/bin/domain-drafter check blocksworld put-down || true
+	$(VENV)/bin/domain-drafter generate blocksworld put-down --class flipped || true
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m "not perf" -q

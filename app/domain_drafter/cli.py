@@ -122,15 +122,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def format_evaluation(result) -> str:
     """The verdict line, the check's findings, the counterexample and the ARE."""
+    if result.equivalence is None:
+        return format_check(result.check, result.are)
     lines = []
     if result.error:
         lines.append(f"error: {result.error}")
     else:
         lines.append(f"{result.result_class.value}: {result.subclass.value}"
                      + (" (cached)" if result.cached else ""))
-    if result.equivalence is None:
-        lines.append(format_check(result.check, result.are))
-        return "\n".join(lines)
     lines.append(f"  {result.message}")
     cx = result.equivalence.counterexample
     if cx is not None and cx.plan:
