@@ -133,3 +133,30 @@ def test_validate_is_val_like(capsys, monkeypatch, tmp_path, bundles):
     plan.write_text("(unstack c a)\nnonsense\n")
     code, _, err = run(capsys, monkeypatch, *args)
     assert code == 3 and f"{plan}:2:1" in err
+
+
+def test_generate_streams_an_answer_and_prints_its_verdict(capsys, monkeypatch, tmp_path):
+    import sys as _sys
+    _sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
+    from tiny_gguf import write_tiny_llama
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    code, out, _ = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(model), "--grammar")
+    assert code in (0, 1)
+    assert "(:action stack" in out
+    assert ("Different domain" in out) or ("Equivalent" in out)
+    code, out, _ = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(model), "--json",
+                       "--retries", "1")
+    data = json.loads(out)
+    assert code == 1 and len(data["rounds"]) == 2 and data["prompt"]["action"] == "stack"
+
+
+def test_generate_with_a_missing_model_file_says_which_file(capsys, monkeypatch, tmp_path):
+    code, _, err = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(tmp_path / "none.gguf"))
+    assert code == 5 and "none.gguf" in err
+
+
+def test_models_lists_the_default_model(capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, "models")
+    assert code == 0 and "default" in out and "gemma" in out.lower()

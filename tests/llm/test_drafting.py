@@ -1,0 +1,76 @@
+"""The ask-and-judge loop: rounds, corrective feedback, grammar mode, on a real (tiny) llama.cpp model."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.core.classes import ResultClass, Subclass
+from domain_drafter.llm.drafting import DraftOptions, Feedback, diagnostic_for, draft_action
+from domain_drafter.planning.evaluate import Evaluator, VerdictCache
+from domain_drafter.planning.kstar import KStarPlanner
+from domain_drafter.planning.plan_cache import PlanCache
+
+
+@pytest.fixture(scope="module")
+def evaluator(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("eval")
+    planner = KStarPlanner()
+    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
+                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
+        yield ev
+
+
+def test_one_round_streams_the_answer_and_evaluates_it(tiny_backend, evaluator, bundles):
+    pieces: list[str] = []
+    draft = draft_action(bundles["blocksworld"], "put-down", tiny_backend, evaluator, load_bundled(),
+                         on_token=pieces.append)
+    assert len(draft.rounds) == 1
+    assert "".join(pieces) == draft.final.answer
+    assert draft.final.subclass is not None
+    assert draft.prompt.text == draft.rounds[0].prompt_text
+
+
+def test_corrective_rounds_are_kept_and_carry_the_diagnostic(tiny_backend, evaluator, bundles):
+    draft = draft_action(bundles["gripper"], "move", tiny_backend, evaluator, load_bundled(),
+                         DraftOptions(retries=2))
+    # random weights never write a valid action: every round fails its checks and the next is told why
+    assert len(draft.rounds) == 3
+    assert draft.final.result_class in (ResultClass.SYNTAX_ERROR, ResultClass.SEMANTIC_ERROR)
+    for before, after in zip(draft.rounds, draft.rounds[1:]):
+        assert before.diagnostic
+        assert after.prompt_text.startswith(before.prompt_text)
+        assert before.diagnostic in after.prompt_text
+        assert after.prompt_text.endswith("PDDL Action:\n")
+    assert draft.rounds[-1].diagnostic is None
+
+
+def test_grammar_mode_yields_no_syntax_or_semantic_error_even_from_random_weights(tiny_backend, evaluator, bundles):
+    for domain, action in [("blocksworld", "stack"), ("gripper", "pick"), ("hiking", "walk"), ("logistics", "load-truck")]:
+        draft = draft_action(bundles[domain], action, tiny_backend, evaluator, load_bundled(),
+                             DraftOptions(grammar=True))
+        assert draft.grammar and draft.grammar.startswith("root ::=")
+        assert draft.final.result_class in (ResultClass.DIFFERENT_DOMAIN, ResultClass.EQUIVALENT), draft.final.message
+
+
+def _evaluate(evaluator, bundles, domain, action, old, new):
+    text = bundles[domain].domain.action(action).to_pddl().replace(old, new, 1)
+    return evaluator.evaluate(bundles[domain], action, text)
+
+
+def test_checks_feedback_never_shows_a_reference_plan(evaluator, bundles):
+    npapp = _evaluate(evaluator, bundles, "blocksworld", "stack", "(on ?x ?y)", "(on ?y ?x)")
+    assert npapp.subclass is Subclass.NP_APP
+    assert diagnostic_for(npapp, Feedback.CHECKS) is None
+    said = diagnostic_for(npapp, Feedback.PLANS)
+    assert said and npapp.equivalence.counterexample.plan[0] in said
+
+
+def test_noplan_and_check_findings_are_said_in_plain_words(evaluator, bundles):
+    noplan = _evaluate(evaluator, bundles, "blocksworld", "pick-up", "(holding ?x) ", "")
+    assert noplan.subclass is Subclass.NO_PLAN
+    assert "no plan" in diagnostic_for(noplan, Feedback.CHECKS)
+    semantic = _evaluate(evaluator, bundles, "blocksworld", "pick-up", "(handempty)", "(arm-empty)")
+    assert "arm-empty" in diagnostic_for(semantic, Feedback.CHECKS)
+    equivalent = _evaluate(evaluator, bundles, "blocksworld", "pick-up", "(clear ?x)", "(clear ?x)")
+    assert diagnostic_for(equivalent, Feedback.PLANS) is None
