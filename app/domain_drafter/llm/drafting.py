@@ -122,6 +122,7 @@ def draft_action(
     for attempt in range(options.retries + 1):
         if task is not None:
             task.check_cancelled()
+            task.report(attempt, options.retries + 1, f"round {attempt + 1}: generating")
         generation = backend.generate(text, decoding, on_token=on_token, task=task)
         if generation.stats.stop_reason == "cancelled" and task is not None:
             task.check_cancelled()

@@ -116,10 +116,19 @@ def check_equivalence(reference: Domain, generated: Domain, problems: Sequence[P
     ref_text = reference_text if reference_text is not None else reference.to_pddl()
     gen_text = generated.to_pddl()
 
+    total = len(problems) + 1
+    done = [0]
+
     def plan_problem(problem: ProblemFile) -> tuple[PlannerResult, PlannerResult]:
         ref = plan_cache.plans(ref_text, problem.text, task=task, label=f"reference/{problem.name}")
         gen = planner.plan(gen_text, problem.text, task=task, label=f"generated/{problem.name}")
+        if task is not None:
+            done[0] += 1
+            task.report(done[0], total, f"planned {problem.name}")
         return ref, gen
+
+    if task is not None:
+        task.report(0, total, "planning with K*")
 
     with ThreadPoolExecutor(max_workers=max(1, len(problems))) as pool:
         results = list(pool.map(plan_problem, problems))
@@ -160,4 +169,6 @@ def check_equivalence(reference: Domain, generated: Domain, problems: Sequence[P
                     return EquivalenceReport(subclass, Counterexample(problem.name, direction, _show(plan), verdict),
                                              problems=stats, timings=timings)
     timings["validate_s"] = time.perf_counter() - planned
+    if task is not None:
+        task.report(total, total, "plans cross-validated")
     return EquivalenceReport(Subclass.EQUIVALENT, problems=stats, timings=timings)
