@@ -145,15 +145,17 @@ def test_result_serialises_to_json_with_every_part(evaluator, bundles):
     assert {"check_s", "are_s", "equivalence_s", "total_s"} <= set(data["timings"])
 
 
-def test_progress_is_reported_and_cancel_stops_the_evaluation(evaluator, bundles):
+def test_progress_is_reported_and_cancel_stops_the_evaluation(evaluator, bundles, tmp_path):
     from domain_drafter.core.tasks import Cancelled, TaskState
 
     seen = []
     task = TaskState(on_progress=lambda done, total, msg: seen.append((done, total, msg)))
     bundle = bundles["depot"]
-    evaluator.evaluate(bundle, "lift", bundle.domain.action("lift").to_pddl().replace("?", "?q"), task=task)
-    assert seen[0] == (0, 3, "planning with K*") and seen[-1][0] == seen[-1][1] == 3
-    cancelled = TaskState()
-    cancelled.cancel()
-    with pytest.raises(Cancelled):
-        evaluator.evaluate(bundle, "drop", bundle.domain.action("drop").to_pddl().replace("?", "?r"), task=cancelled)
+    with Evaluator(planner=evaluator.planner, plan_cache=evaluator.plan_cache,
+                   verdicts=VerdictCache(tmp_path / "fresh.sqlite")) as fresh:
+        fresh.evaluate(bundle, "lift", bundle.domain.action("lift").to_pddl(), task=task)
+        assert seen[0] == (0, 3, "planning with K*") and seen[-1][0] == seen[-1][1] == 3
+        cancelled = TaskState()
+        cancelled.cancel()
+        with pytest.raises(Cancelled):
+            fresh.evaluate(bundle, "drop", bundle.domain.action("drop").to_pddl(), task=cancelled)

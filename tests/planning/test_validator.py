@@ -47,23 +47,6 @@ HIKING_P01 = (("climb", "l11", "l12"), ("walk", "l12", "l13"), ("walk", "l13", "
 
 
 @pytest.fixture(scope="module")
-def kstar_plans(tmp_path_factory):
-    """Every bundled problem's K* top-100 plans, planned once into a temp cache."""
-    folder = tmp_path_factory.getbasetemp() / "kstar-plan-cache"
-    folder.mkdir(exist_ok=True)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOMAIN_DRAFTER_CACHE", str(folder))
-        cache = PlanCache(KStarPlanner(k=100))
-        plans = {}
-        for bundle in load_bundled():
-            for pf in bundle.problems:
-                result = cache.plans(bundle.domain_text, pf.text, label=f"{bundle.name}/{pf.name}")
-                assert result.status is PlannerStatus.SOLVED, result.message
-                plans[bundle.name, pf.name] = result.plans
-    return plans
-
-
-@pytest.fixture(scope="module")
 def validators():
     """One validator per (domain, problem), built once and reused like the product does."""
     return {(b.name, pf.name): PlanValidator(b.domain, pf.problem) for b in load_bundled() for pf in b.problems}

@@ -219,23 +219,6 @@ class _DomainRun:
 
 
 @pytest.fixture(scope="module")
-def kstar_plans(tmp_path_factory) -> dict[tuple[str, str], tuple[Plan, ...]]:
-    """Every bundled problem's K* top-100 plans, cached under the session's temp folder."""
-    folder = tmp_path_factory.getbasetemp() / "kstar-plan-cache"
-    folder.mkdir(exist_ok=True)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOMAIN_DRAFTER_CACHE", str(folder))
-        cache = PlanCache(KStarPlanner(k=100))
-        plans = {}
-        for bundle in load_bundled():
-            for pf in bundle.problems:
-                result = cache.plans(bundle.domain_text, pf.text, label=f"{bundle.name}/{pf.name}")
-                assert result.status is PlannerStatus.SOLVED, result.message
-                plans[bundle.name, pf.name] = result.plans
-    return plans
-
-
-@pytest.fixture(scope="module")
 def oracle_runs(kstar_plans) -> dict[str, _DomainRun]:
     up_shortcuts.get_environment().credits_stream = None
     reader = PDDLReader()
