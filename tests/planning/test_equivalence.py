@@ -50,6 +50,8 @@ MUTANTS = [
     ("missing key add", "blocksworld", "pick-up", "(holding ?x) ", "", Subclass.NO_PLAN),
     ("impossible precondition", "miconic", "depart", "(boarded ?p)", "(boarded ?p) (served ?p)", Subclass.NO_PLAN),
     ("stricter precondition", "gripper", "pick", "(free ?g)", "(free ?g) (free left)", Subclass.OP_APP),
+    ("stricter precondition", "gripper", "drop", "(at-robby ?room)", "(at-robby ?room) (free right)", Subclass.OP_APP),
+    ("stricter precondition", "blocksworld", "unstack", "(handempty)", "(handempty) (ontable ?y)", Subclass.OP_APP),
     ("stricter precondition", "logistics", "load-truck", "(at ?pkg ?place)", "(at ?pkg ?place) (at ?truck ?place)",
      Subclass.EQUIVALENT),
 ]
@@ -80,7 +82,7 @@ def test_mutant_lands_in_its_subclass_with_a_counterexample(evaluator, bundles, 
 
 
 def test_each_different_subclass_has_at_least_two_mutants():
-    for subclass in (Subclass.NO_PLAN, Subclass.NP_APP):
+    for subclass in (Subclass.NO_PLAN, Subclass.NP_APP, Subclass.OP_APP):
         assert sum(1 for m in MUTANTS if m[5] is subclass) >= 2
 
 
