@@ -78,7 +78,8 @@ class EquivalenceReport:
             return self.error
         if self.subclass is Subclass.EQUIVALENT:
             n = sum(p.reference_plans + p.generated_plans for p in self.problems)
-            return f"all {n} plans validate in both domains on {len(self.problems)} problems"
+            count = len(self.problems)
+            return f"all {n} plans validate in both domains on {count} problem{'' if count == 1 else 's'}"
         return self.counterexample.message if self.counterexample else ""
 
     def to_dict(self) -> dict:
