@@ -1,0 +1,41 @@
+"""The engine and the CLI never import Qt: only domain_drafter.gui does."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import domain_drafter
+
+HEADLESS = ("core", "planning", "llm", "bench")
+
+
+def headless_modules() -> list[str]:
+    root = Path(domain_drafter.__file__).parent
+    names = ["domain_drafter", "domain_drafter.cli"]
+    for package in HEADLESS:
+        names.append(f"domain_drafter.{package}")
+        names += [f"domain_drafter.{package}.{m.name}" for m in pkgutil.iter_modules([str(root / package)])]
+    return names
+
+
+def test_engine_and_cli_import_without_qt():
+    modules = headless_modules()
+    assert len(modules) > 20
+    probe = ("import importlib, sys\n"
+             f"for name in {modules!r}: importlib.import_module(name)\n"
+             "qt = sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6')))\n"
+             "print(','.join(qt))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "", f"Qt imported by the headless engine: {done.stdout}"
+
+
+def test_no_headless_source_file_mentions_pyside():
+    root = Path(domain_drafter.__file__).parent
+    offenders = [str(p) for package in HEADLESS for p in (root / package).rglob("*.py")
+                 if "PySide6" in p.read_text(encoding="utf-8")]
+    offenders += [str(root / "cli.py")] if "PySide6" in (root / "cli.py").read_text() else []
+    assert offenders == []
