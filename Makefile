@@ -15,11 +15,16 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Until the desktop app lands, `make run` shows the engine end to end from the CLI:
-# the embedded model writes blocksworld's put-down, then K* judges it against the reference.
+# Starts the desktop app; on a machine without a display it shows the engine end to end
+# from the CLI instead: the embedded model writes blocksworld's put-down, then K* judges it.
 run: $(STAMP)
-	$(VENV)/bin/domain-drafter domains
-	$(VENV)/bin/domain-drafter generate blocksworld put-down --class flipped || true
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname)" = Darwin ]; then \
+		$(VENV)/bin/domain-drafter-gui; \
+	else \
+		echo "no display: running the command-line demo (domain-drafter-gui needs a screen)"; \
+		$(VENV)/bin/domain-drafter domains; \
+		$(VENV)/bin/domain-drafter generate blocksworld put-down --class flipped || true; \
+	fi
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m "not perf" -q

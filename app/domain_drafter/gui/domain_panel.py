@@ -1,0 +1,120 @@
+"""The left column: the domains (bundled and opened) and the actions of the selected one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
+
+from domain_drafter.core.bundle import DomainBundle
+
+BundleRole = Qt.ItemDataRole.UserRole + 1
+
+
+class DomainPanel(QWidget):
+    """Lists domains and actions; says which is selected through its signals."""
+
+    domain_selected = Signal(object)   # DomainBundle or None
+    action_selected = Signal(str)      # "" when none
+    open_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.domain_list = QListWidget()
+        self.domain_list.setObjectName("domainList")
+        self.action_list = QListWidget()
+        self.action_list.setObjectName("actionList")
+        self.open_button = QPushButton("Open domain folder…")
+        self.open_button.clicked.connect(self.open_requested)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("<b>Domains</b>"))
+        layout.addWidget(self.domain_list, 3)
+        layout.addWidget(self.open_button)
+        layout.addWidget(QLabel("<b>Actions</b>"))
+        layout.addWidget(self.action_list, 2)
+
+        self.domain_list.currentItemChanged.connect(self._on_domain_changed)
+        self.action_list.currentItemChanged.connect(self._on_action_changed)
+
+    # --- domains ---------------------------------------------------------------------------
+    def set_bundles(self, bundles: list[DomainBundle]) -> None:
+        self.domain_list.clear()
+        for bundle in bundles:
+            self._append(bundle)
+
+    def add_bundle(self, bundle: DomainBundle, *, select: bool = True) -> None:
+        """Add an opened domain (replacing one opened from the same file) and select it."""
+        row = self._row_of_path(bundle.path)
+        if row is None:
+            item = self._append(bundle)
+        else:
+            item = self.domain_list.item(row)
+            item.setData(BundleRole, bundle)
+            if self.domain_list.currentItem() is item:
+                self._on_domain_changed(item, None)
+        if select:
+            self.domain_list.setCurrentItem(item)
+
+    def _append(self, bundle: DomainBundle) -> QListWidgetItem:
+        item = QListWidgetItem(bundle.name)
+        item.setData(BundleRole, bundle)
+        item.setToolTip(str(bundle.path))
+        self.domain_list.addItem(item)
+        return item
+
+    def _row_of_path(self, path: Path) -> int | None:
+        for row in range(self.domain_list.count()):
+            if self.domain_list.item(row).data(BundleRole).path == path:
+                return row
+        return None
+
+    def domain_names(self) -> list[str]:
+        return [self.domain_list.item(r).text() for r in range(self.domain_list.count())]
+
+    def domain_count(self) -> int:
+        return self.domain_list.count()
+
+    def current_bundle(self) -> DomainBundle | None:
+        item = self.domain_list.currentItem()
+        return item.data(BundleRole) if item is not None else None
+
+    def select_domain(self, name: str) -> bool:
+        for row in range(self.domain_list.count()):
+            if self.domain_list.item(row).text() == name:
+                self.domain_list.setCurrentRow(row)
+                return True
+        return False
+
+    # --- actions ---------------------------------------------------------------------------
+    def action_names(self) -> list[str]:
+        return [self.action_list.item(r).text() for r in range(self.action_list.count())]
+
+    def current_action(self) -> str:
+        item = self.action_list.currentItem()
+        return item.text() if item is not None else ""
+
+    def select_action(self, name: str) -> bool:
+        for row in range(self.action_list.count()):
+            if self.action_list.item(row).text() == name:
+                self.action_list.setCurrentRow(row)
+                return True
+        return False
+
+    def _on_domain_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        bundle = current.data(BundleRole) if current is not None else None
+        self.action_list.blockSignals(True)
+        self.action_list.clear()
+        if bundle is not None:
+            self.action_list.addItems(list(bundle.action_names))
+        self.action_list.blockSignals(False)
+        self.domain_selected.emit(bundle)
+        if self.action_list.count():
+            self.action_list.setCurrentRow(0)
+        else:
+            self.action_selected.emit("")
+
+    def _on_action_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        self.action_selected.emit(current.text() if current is not None else "")

@@ -1,0 +1,97 @@
+"""The main toolbar: Generate, Stop, Evaluate, Show prompt, the model selector, the grammar switch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QToolBar, QWidget
+
+from domain_drafter.llm.models import ModelEntry
+
+
+def size_text(size: int) -> str:
+    return f"{size / 2**20:.0f} MB" if size >= 2**20 else f"{size / 1024:.0f} KB"
+
+
+class ModelSelector(QComboBox):
+    """The models on offer (list_models() plus files the user opened); item data is the ModelEntry."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("modelSelector")
+        self.setMinimumContentsLength(24)
+        self.setToolTip("The GGUF model that writes the action")
+
+    def set_entries(self, entries: Iterable[ModelEntry]) -> None:
+        """Replace the list; the selected entry stays selected (or the default model is)."""
+        selected = self.current_entry()
+        self.clear()
+        for entry in entries:
+            self.add_entry(entry)
+        if selected is not None:
+            self.add_entry(selected, select=True)
+
+    def add_entry(self, entry: ModelEntry, *, select: bool = False) -> None:
+        for row in range(self.count()):
+            if self.itemData(row).path == entry.path:
+                if select:
+                    self.setCurrentIndex(row)
+                return
+        label = f"{entry.name} ({'default, ' if entry.source == 'default' else ''}{size_text(entry.size)})"
+        self.addItem(label, entry)
+        self.setItemData(self.count() - 1, str(entry.path), Qt.ItemDataRole.ToolTipRole)
+        if select:
+            self.setCurrentIndex(self.count() - 1)
+
+    def add_file(self, path: str | Path) -> ModelEntry:
+        """Offer a GGUF file and select it; it is loaded at the next generation, in a worker."""
+        path = Path(path).expanduser()
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        entry = ModelEntry(name=path.stem, path=path, size=size, source="path")
+        self.add_entry(entry, select=True)
+        return entry
+
+    def current_entry(self) -> ModelEntry | None:
+        return self.currentData()
+
+
+class DraftToolBar(QToolBar):
+    """Holds the run actions (also put in the Run menu) and the generation options."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Main", parent)
+        self.setObjectName("mainToolBar")
+        self.setMovable(False)
+        self.generate_action = self._make("Generate", "Ctrl+G",
+                                          "Ask the model for the selected action, then evaluate its answer")
+        self.stop_action = self._make("Stop", "Esc", "Stop the running generation or evaluation")
+        self.evaluate_action = self._make("Evaluate", "Ctrl+E", "Judge the text in the answer editor")
+        self.prompt_action = self._make("Show prompt", "Ctrl+P",
+                                        "Show the prompt the model gets for the selected action")
+        self.model_selector = ModelSelector()
+        self.grammar_check = QCheckBox("Grammar")
+        self.grammar_check.setToolTip("Constrain decoding to one well-formed action for the target "
+                                      "(off: faithful to the paper)")
+        for action in self.run_actions:
+            self.addAction(action)
+        self.addSeparator()
+        self.addWidget(QLabel(" Model "))
+        self.addWidget(self.model_selector)
+        self.addWidget(self.grammar_check)
+
+    @property
+    def run_actions(self) -> tuple[QAction, ...]:
+        return (self.generate_action, self.stop_action, self.evaluate_action, self.prompt_action)
+
+    def _make(self, text: str, shortcut: str, tip: str) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(f"{tip} ({shortcut})")
+        action.setStatusTip(tip)
+        return action

@@ -1,0 +1,19 @@
+"""Helpers for the GUI tests (a module of its own: test module names must be unique across tests/)."""
+
+from __future__ import annotations
+
+STARTUP_TIMEOUT_MS = 20_000
+JOB_TIMEOUT_MS = 30_000
+
+
+def run_job(qtbot, window, start) -> tuple[str, str]:
+    """Call `start()` (which starts a job) and wait until the window says the job ended."""
+    with qtbot.waitSignal(window.job_ended, timeout=JOB_TIMEOUT_MS) as blocker:
+        start()
+    return tuple(blocker.args)  # type: ignore[return-value]
+
+
+def select(qtbot, window, domain: str, action: str) -> None:
+    assert window.domain_panel.select_domain(domain)
+    assert window.domain_panel.select_action(action)
+    assert (window.current_bundle().name, window.current_action()) == (domain, action)
