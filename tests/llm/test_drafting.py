@@ -74,3 +74,12 @@ def test_noplan_and_check_findings_are_said_in_plain_words(evaluator, bundles):
     assert "arm-empty" in diagnostic_for(semantic, Feedback.CHECKS)
     equivalent = _evaluate(evaluator, bundles, "blocksworld", "pick-up", "(clear ?x)", "(clear ?x)")
     assert diagnostic_for(equivalent, Feedback.PLANS) is None
+
+
+def test_round_start_hook_separates_the_rounds(tiny_backend, evaluator, bundles):
+    events: list[tuple[str, int]] = []
+    draft_action(bundles["gripper"], "drop", tiny_backend, evaluator, load_bundled(), DraftOptions(retries=1),
+                 on_round_start=lambda i, _: events.append(("start", i)),
+                 on_round=lambda r: events.append(("end", len(events))))
+    assert [e[0] for e in events] == ["start", "end", "start", "end"]
+    assert [e[1] for e in events if e[0] == "start"] == [0, 1]

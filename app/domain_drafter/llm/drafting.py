@@ -106,9 +106,14 @@ def draft_action(
     template: PromptTemplate | None = None,
     on_token: Callable[[str], None] | None = None,
     on_round: Callable[[DraftRound], None] | None = None,
+    on_round_start: Callable[[int, str], None] | None = None,
     task: TaskState | None = None,
 ) -> Draft:
-    """Prompt the model for `action`, evaluate, and (with retries) re-ask with the diagnostic."""
+    """Prompt the model for `action`, evaluate, and (with retries) re-ask with the diagnostic.
+
+    `on_round_start(index, prompt_text)` fires before each round's first token, `on_token` for
+    each piece of the answer, `on_round` when a round's verdict is known.
+    """
     template = template or load_template()
     action = bundle.require_action(action)
     prompt = build_prompt(bundle, action, pool, options.description_class, options.seed, options.examples, template)
@@ -123,6 +128,8 @@ def draft_action(
         if task is not None:
             task.check_cancelled()
             task.report(attempt, options.retries + 1, f"round {attempt + 1}: generating")
+        if on_round_start is not None:
+            on_round_start(attempt, text)
         generation = backend.generate(text, decoding, on_token=on_token, task=task)
         if generation.stats.stop_reason == "cancelled" and task is not None:
             task.check_cancelled()
