@@ -5,8 +5,8 @@
   a second `Llama` would also need the backend's AMX workaround);
 * grammar-constrained vs unconstrained greedy decoding, per answer and per token (and, reported
   only, llama.cpp's full-vocabulary grammar sampler that the fast path replaces);
-* a benchmark (reported, not asserted; ~15 minutes): all 32 actions x 3 description classes without
-  grammar, and the distribution of result classes. Skip it with -k "not distribution".
+* a benchmark (reported, not asserted): all 32 actions x 3 description classes without
+  grammar, and the distribution of result classes (~8 minutes on 2 cores). Skip it with -k "not distribution".
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def test_backend_decode_speed_vs_llama_cpp_python(model_path, pool):
         tokens = backend.tokenize(prompt)
         options = DecodingOptions(max_tokens=N_TOKENS, stop=())
 
-        def ours() -> tuple[float, float, list[int]]:
+        def ours() -> tuple[float, float, str]:
             g = backend.generate(prompt, options)
             assert g.stats.generated_tokens == N_TOKENS and g.stats.stop_reason == "length"
             return g.stats.time_to_first_token_s, g.stats.tokens_per_s, g.text

@@ -6,9 +6,11 @@ action's parameters (the default), only declared variables of fitting types. Neg
 preconditions are offered only where the domain allows them. So an answer in this
 language passes the syntax and semantic checks by construction.
 
-One description renders two ways: GBNF text (for llama.cpp's own sampler or a server's
-`grammar` field) and a regular expression used with partial matching, which lets the local
-backend check the greedy token first and constrain only when it is rejected.
+One description renders two ways: GBNF text (for llama.cpp's grammar sampler or a server's
+`grammar` field) and a regular expression with partial matching (`accepts_prefix`,
+`is_complete`) for checking answers and prefixes in pure Python. The local backend keeps
+constrained decoding cheap by asking the grammar about the greedy token first and
+constraining the whole vocabulary only when that token is rejected (llm/llama.py).
 """
 
 from __future__ import annotations
