@@ -49,7 +49,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
     bundle = load_bundle(args.domain)
     prompt = build_prompt(bundle, args.action, load_bundled(), DescriptionClass.parse(args.description_class),
-                          args.seed, args.k, load_template(Path(args.template)) if args.template else None)
+                          args.seed, args.examples, load_template(Path(args.template)) if args.template else None)
     if args.json:
         print(json.dumps(prompt.to_dict(), indent=2))
     else:
@@ -193,7 +193,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     bundle.require_descriptions()
     template = load_template(Path(args.template)) if args.template else None
     options = DraftOptions(
-        description_class=DescriptionClass.parse(args.description_class), seed=args.seed, examples=args.k_examples,
+        description_class=DescriptionClass.parse(args.description_class), seed=args.seed, examples=args.examples,
         decoding=DecodingOptions(max_tokens=args.max_tokens, seed=args.seed), grammar=args.grammar,
         lock_signature=not args.free_signature, retries=args.retries, feedback=Feedback(args.feedback))
     backend = _open_backend(args)
@@ -239,6 +239,19 @@ def _open_backend(args: argparse.Namespace):
     return LlamaCppBackend(resolve_model(args.model), n_ctx=args.n_ctx, n_threads=args.threads, seed=args.seed)
 
 
+def _add_target(p: argparse.ArgumentParser, domain_help: str, answer: bool = True) -> None:
+    """The DOMAIN ACTION [ANSWER] arguments most subcommands share."""
+    p.add_argument("domain", help=domain_help)
+    p.add_argument("action")
+    if answer:
+        p.add_argument("answer", nargs="?", help="file holding the model's answer; '-' or nothing for stdin")
+
+
+def _add_planner_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
+    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="domain-drafter",
                                      description="Write PDDL actions with a local language model and check them.")
@@ -250,28 +263,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_domains)
 
     p = sub.add_parser("prompt", help="print the prompt for one action")
-    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl")
-    p.add_argument("action")
+    _add_target(p, "bundled domain name, or a folder with domain.pddl and descriptions.toml", answer=False)
     p.add_argument("--class", dest="description_class", default="base", help="base, flipped or random")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--k", type=int, default=3, help="number of context examples (default 3)")
+    p.add_argument("--examples", type=int, default=3, help="number of context examples (default 3)")
     p.add_argument("--template", help="a prompt template .toml (default: the paper's)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_prompt)
 
     p = sub.add_parser("check", help="classify an answer (syntax and semantic checks) and give its ARE")
-    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl")
-    p.add_argument("action")
-    p.add_argument("answer", nargs="?", help="file holding the model's answer; '-' or nothing for stdin")
+    _add_target(p, "bundled domain name, or a folder with domain.pddl")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("evaluate", help="the full verdict: checks, ARE and plan-based equivalence with K*")
-    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl and problems/*.pddl")
-    p.add_argument("action")
-    p.add_argument("answer", nargs="?", help="file holding the model's answer; '-' or nothing for stdin")
-    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+    _add_target(p, "bundled domain name, or a folder with domain.pddl and problems/*.pddl")
+    _add_planner_options(p)
     p.add_argument("--no-cache", action="store_true", help="do not use or store cached verdicts")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
@@ -281,13 +288,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("generate", help="ask a model for one action, stream its answer, then evaluate it")
-    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl, problems/ and descriptions.toml")
-    p.add_argument("action")
+    _add_target(p, "bundled domain name, or a folder with domain.pddl, problems/ and descriptions.toml", answer=False)
     p.add_argument("--model", default="default", help="'default' (the embedded Gemma 3 270M) or a GGUF path")
     p.add_argument("--endpoint", help="an OpenAI-compatible server's base URL instead of a local model")
     p.add_argument("--class", dest="description_class", default="base", help="base, flipped or random")
     p.add_argument("--seed", type=int, default=0, help="seed for the examples and descriptions (default 0)")
-    p.add_argument("--k-examples", type=int, default=3, help="context examples in the prompt (default 3)")
+    p.add_argument("--examples", type=int, default=3, help="context examples in the prompt (default 3)")
     p.add_argument("--max-tokens", type=int, default=300, help="new tokens at most (paper: 300)")
     p.add_argument("--grammar", action="store_true", help="constrain decoding to one well-formed action")
     p.add_argument("--free-signature", action="store_true",
@@ -299,8 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-ctx", type=int, default=4096, help="model context size in tokens (default 4096)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     p.add_argument("--template", help="a prompt template .toml (default: the paper's)")
-    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+    _add_planner_options(p)
     p.add_argument("--json", action="store_true", help="print all rounds as JSON instead of streaming")
     p.set_defaults(func=cmd_generate)
 
