@@ -161,3 +161,20 @@ def test_progress_is_reported_and_cancel_stops_the_evaluation(evaluator, bundles
         cancelled.cancel()
         with pytest.raises(Cancelled):
             fresh.evaluate(bundle, "drop", bundle.domain.action("drop").to_pddl(), task=cancelled)
+
+
+def test_result_carries_the_reference_action_for_side_by_side_views(evaluator, bundles):
+    bundle = bundles["miconic"]
+    result = evaluator.evaluate(bundle, "up", "(:action up :parameters (?a ?b - floor) :effect (and (lift-at ?b)))")
+    assert result.reference_pddl == bundle.domain.action("up").to_pddl(indent="")
+    assert result.to_dict()["reference_pddl"].startswith("(:action up")
+
+
+def test_one_evaluator_serves_several_threads_at_once(evaluator, bundles):
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(b, a) for b in (bundles["gripper"], bundles["hiking"]) for a in b.action_names]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda job: evaluator.evaluate(job[0], job[1],
+                                                               job[0].domain.action(job[1]).to_pddl()), jobs))
+    assert [r.subclass for r in results] == [Subclass.EQUIVALENT] * len(jobs)

@@ -48,6 +48,12 @@ class EvaluationResult:
     error: str | None = None
     cached: bool = False
     timings: dict = field(default_factory=dict, compare=False)
+    reference: ActionSchema | None = field(default=None, compare=False)
+
+    @property
+    def reference_pddl(self) -> str | None:
+        """The reference action the answer was judged against (for side-by-side views)."""
+        return self.reference.to_pddl(indent="") if self.reference else None
 
     @property
     def result_class(self) -> ResultClass | None:
@@ -70,6 +76,7 @@ class EvaluationResult:
             "findings": [f.to_dict() for f in self.findings],
             "candidate_span": list(self.check.candidate_span) if self.check.candidate_span else None,
             "generated_pddl": self.generated_pddl,
+            "reference_pddl": self.reference_pddl,
             "are": self.are.to_dict() if self.are else None,
             "equivalence": self.equivalence.to_dict() if self.equivalence else None,
             "timings": dict(self.timings),
@@ -146,7 +153,11 @@ class VerdictCache:
 
 
 class Evaluator:
-    """Evaluates answers; keeps the planner, the reference plans and past verdicts between calls."""
+    """Evaluates answers; keeps the planner, the reference plans and past verdicts between calls.
+
+    Thread-safe: the planner holds no state between calls, and both caches lock their own
+    state, so several workers may call `evaluate` on one Evaluator at once.
+    """
 
     def __init__(self, options: EvaluationOptions | None = None, *, planner: KStarPlanner | None = None,
                  plan_cache: PlanCache | None = None, verdicts: VerdictCache | None = None):
@@ -184,7 +195,7 @@ class Evaluator:
         are = action_reconstruction_error(reference, check.action) if check.action else None
         t2 = time.perf_counter()
         timings = {"check_s": t1 - t0, "are_s": t2 - t1}
-        common = dict(domain=bundle.name, action=target, answer=answer, check=check, are=are)
+        common = dict(domain=bundle.name, action=target, answer=answer, check=check, are=are, reference=reference)
         if not check.passed:
             return EvaluationResult(subclass=check.subclass, message=check.findings[0].message,
                                     timings=timings, **common)
