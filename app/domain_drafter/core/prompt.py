@@ -6,7 +6,6 @@ The returned `Prompt` records which examples were used, so a run can be reproduc
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass, field
 from importlib import resources
@@ -16,6 +15,7 @@ from typing import Sequence
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass, describe_action, placeholders, predicate_line
 from domain_drafter.core.errors import DomainError, UsageError
+from domain_drafter.core.paths import config_dir
 
 try:
     import tomllib
@@ -49,7 +49,7 @@ class PromptTemplate:
 
 def default_template_path() -> Path:
     """The user's template if they saved one, else the paper's, shipped with the package."""
-    config = Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "domain-drafter" / "prompt.toml"
+    config = config_dir() / "prompt.toml"
     if config.is_file():
         return config
     return Path(str(resources.files("domain_drafter.resources") / "prompts" / "paper.toml"))

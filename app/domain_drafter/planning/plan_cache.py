@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 
-from domain_drafter.core.paths import cache_dir
+from domain_drafter.core.paths import atomic_write_bytes, cache_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.kstar import KStarPlanner, PlannerResult, PlannerStatus
 
@@ -74,13 +72,10 @@ class PlanCache:
 
     def _store(self, key: str, result: PlannerResult) -> None:
         path = self._path(key)
+        payload = json.dumps({"plans": [list(map(list, p)) for p in result.plans],
+                              "command": list(result.command), "planner": self.planner.version})
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            payload = json.dumps({"plans": [list(map(list, p)) for p in result.plans],
-                                  "command": list(result.command), "planner": self.planner.version})
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(payload)
-            os.replace(tmp, path)
+            atomic_write_bytes(path, payload.encode("utf-8"))
         except OSError:
             pass  # a cache that cannot be written only costs time
