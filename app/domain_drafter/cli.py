@@ -92,13 +92,17 @@ def format_check(report, are) -> str:
                 lines.append(f"      {line_text}")
                 lines.append(f"      {' ' * (loc.column - 1)}{'^' * width}")
     if are is not None:
-        lines.append(f"ARE {are.total} (pre {are.pre.value}, add {are.add.value}, del {are.delete.value})")
-        for term in are.terms:
-            for lit in term.missing:
-                lines.append(f"  {term.name}: missing {lit}")
-            for lit in term.extra:
-                lines.append(f"  {term.name}: extra   {lit}")
+        lines.extend(format_are(are))
     return "\n".join(lines)
+
+
+def format_are(are) -> list[str]:
+    """The ARE total, its three terms, and each missing or extra atom."""
+    lines = [f"ARE {are.total} (pre {are.pre.value}, add {are.add.value}, del {are.delete.value})"]
+    for term in are.terms:
+        lines += [f"  {term.name}: missing {lit}" for lit in term.missing]
+        lines += [f"  {term.name}: extra   {lit}" for lit in term.extra]
+    return lines
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -139,7 +143,7 @@ def format_evaluation(result) -> str:
             mark = "  <-- fails here" if number == failing else ""
             lines.append(f"    {number:>3}. {step}{mark}")
     if result.are is not None:
-        lines.append(format_check(result.check, result.are).split("\n", 1)[1])
+        lines.extend(format_are(result.are))
     lines.append(f"  time: {result.timings.get('total_s', 0.0):.2f} s")
     return "\n".join(lines)
 

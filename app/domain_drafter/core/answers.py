@@ -163,7 +163,8 @@ def _too_deep(text: str) -> int | None:
 
 def _structural_problem(parsed: ParsedAction, domain: Domain) -> tuple[str, Span] | None:
     """What makes a parsed action invalid PDDL for this domain's requirements, if anything."""
-    for bad in parsed.unsupported:
+    if parsed.unsupported:
+        bad = parsed.unsupported[0]
         if bad.requirement and not domain.has_requirement(bad.requirement):
             what = f"'{bad.construct}'" + (f" ({bad.detail})" if bad.detail else "")
             return (f"{what} needs the requirement :{bad.requirement}, which the domain does not declare",

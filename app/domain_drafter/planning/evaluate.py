@@ -175,9 +175,11 @@ class Evaluator:
     def close(self) -> None:
         self.verdicts.close()
 
-    def verdict_key(self, bundle: DomainBundle, target: str, action: ActionSchema) -> str:
+    def verdict_key(self, bundle: DomainBundle, target: str, action: ActionSchema,
+                    reference_text: str | None = None) -> str:
         h = hashlib.sha256()
-        parts = [bundle.domain.to_pddl(), *(p.text for p in bundle.problems), target, canonical_action(action),
+        reference_text = reference_text if reference_text is not None else bundle.domain.to_pddl()
+        parts = [reference_text, *(p.text for p in bundle.problems), target, canonical_action(action),
                  str(self.planner.k), self.planner.version]
         for part in parts:
             h.update(part.encode("utf-8"))
@@ -201,14 +203,15 @@ class Evaluator:
                                     timings=timings, **common)
         assert check.action is not None
         problems = bundle.require_problems()
-        key = self.verdict_key(bundle, target, check.action)
+        reference_text = bundle.domain.to_pddl()
+        key = self.verdict_key(bundle, target, check.action, reference_text)
         cached = self.verdicts.get(key) if self.options.use_verdict_cache else None
         if cached is not None:
             report, was_cached = cached, True
         else:
             generated = bundle.domain.with_action(check.action, replacing=target)
             report = check_equivalence(bundle.domain, generated, problems, self.planner, self.plan_cache,
-                                       reference_text=bundle.domain.to_pddl(), task=task)
+                                       reference_text=reference_text, task=task)
             was_cached = False
             if self.options.use_verdict_cache:
                 self.verdicts.put(key, report)
