@@ -1,14 +1,21 @@
-"""Shared fixtures: the real bundled domains, loaded once per session."""
+"""Shared fixtures: the real bundled domains, loaded once per session, and a tiny real GGUF model.
+
+`tests/support` (on sys.path) holds helpers every test folder may import, such as `tiny_gguf`.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).parent / "support"))
 
-import pytest
+import pytest  # noqa: E402
 
-from domain_drafter.core.bundle import DomainBundle, load_bundled
+from domain_drafter.core.bundle import DomainBundle, load_bundled  # noqa: E402
+from needs import require  # noqa: E402
 
 
 def all_reference_actions() -> list[tuple[str, str]]:
@@ -19,3 +26,21 @@ def all_reference_actions() -> list[tuple[str, str]]:
 @pytest.fixture(scope="session")
 def bundles() -> dict[str, DomainBundle]:
     return {b.name: b for b in load_bundled()}
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny real llama-architecture GGUF written by the test run (tests/support/tiny_gguf.py)."""
+    require("gguf", "pip install gguf")
+    require("llama_cpp", "pip install llama-cpp-python")
+    from tiny_gguf import write_tiny_llama
+
+    return write_tiny_llama(tmp_path_factory.mktemp("tiny") / "tiny-llama.gguf", seed=0)
+
+
+@pytest.fixture(scope="session")
+def tiny_backend(tiny_model: Path):
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    with LlamaCppBackend(tiny_model, n_ctx=4096) as backend:
+        yield backend

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import domain_drafter
 
-HEADLESS = ("core", "planning", "llm", "bench")
+HEADLESS = ("core", "planning", "llm", "drafting", "bench")
 
 
 def headless_modules() -> list[str]:
     root = Path(domain_drafter.__file__).parent
-    names = ["domain_drafter", "domain_drafter.cli"]
+    names = ["domain_drafter", "domain_drafter.cli", "domain_drafter.cli_bench", "domain_drafter.cli_authoring"]
     for package in HEADLESS:
         names.append(f"domain_drafter.{package}")
         names += [f"domain_drafter.{package}.{m.name}" for m in pkgutil.iter_modules([str(root / package)])]

@@ -189,7 +189,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from domain_drafter.core.descriptions import DescriptionClass
     from domain_drafter.core.prompt import load_template
     from domain_drafter.llm.backend import DecodingOptions
-    from domain_drafter.llm.drafting import DraftOptions, Feedback, draft_action
+    from domain_drafter.drafting.loop import DraftOptions, Feedback, draft_action
     from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 
     bundle = load_bundle(args.domain)
@@ -318,6 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("problem_file")
     p.add_argument("plan_file")
     p.set_defaults(func=cmd_validate)
+
+    # Command groups that live in their own modules (each keeps its heavy imports inside its commands).
+    from domain_drafter import cli_authoring, cli_bench
+
+    cli_bench.register(sub)
+    cli_authoring.register(sub)
     return parser
 
 

@@ -136,8 +136,6 @@ def test_validate_is_val_like(capsys, monkeypatch, tmp_path, bundles):
 
 
 def test_generate_streams_an_answer_and_prints_its_verdict(capsys, monkeypatch, tmp_path):
-    import sys as _sys
-    _sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
     from tiny_gguf import write_tiny_llama
 
     monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))

@@ -5,14 +5,9 @@ Everything runs offscreen (tests/conftest.py sets QT_QPA_PLATFORM); nothing is m
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
-
-from tiny_gguf import write_tiny_llama  # noqa: E402
 
 from gui_helpers import STARTUP_TIMEOUT_MS  # noqa: E402
 
@@ -29,11 +24,6 @@ def private_homes(gui_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -
     """Keep the user's cache and settings untouched."""
     for name, path in gui_homes.items():
         monkeypatch.setenv(name, str(path))
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_tiny_llama(tmp_path_factory.mktemp("tiny") / "tiny-llama.gguf", seed=0)
 
 
 @pytest.fixture

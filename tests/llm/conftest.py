@@ -6,7 +6,6 @@ the command that installs it.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import socket
@@ -18,32 +17,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from tiny_gguf import write_tiny_llama  # noqa: E402
-
-
-def require(module: str, install: str) -> None:
-    """Fail (not skip) with how to install `module` when it is missing."""
-    try:
-        importlib.import_module(module)
-    except ImportError as e:
-        pytest.fail(f"{module} is needed for this test ({e}); install it with: {install}", pytrace=False)
-
-
-@pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    require("gguf", "pip install gguf")
-    require("llama_cpp", "pip install llama-cpp-python")
-    return write_tiny_llama(tmp_path_factory.mktemp("tiny") / "tiny-llama.gguf", seed=0)
-
-
-@pytest.fixture(scope="session")
-def tiny_backend(tiny_model: Path):
-    from domain_drafter.llm.llama import LlamaCppBackend
-
-    with LlamaCppBackend(tiny_model, n_ctx=4096) as backend:
-        yield backend
+from needs import require
 
 
 @pytest.fixture(scope="session")

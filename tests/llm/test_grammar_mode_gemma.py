@@ -69,7 +69,7 @@ def test_grammar_fast_path_matches_full_grammar_sampler_on_gemma(gemma, bundles)
 
 
 def test_grammar_mode_has_no_syntax_or_semantic_errors(gemma, evaluator):
-    from domain_drafter.llm.drafting import DraftOptions, draft_action
+    from domain_drafter.drafting.loop import DraftOptions, draft_action
 
     pool = load_bundled()
     jobs = [(b, a, dc) for b in pool for a in b.action_names for dc in DescriptionClass]

@@ -148,7 +148,7 @@ def test_grammar_costs_at_most_one_and_a_half_times_free_decoding(model_path, po
 
 def test_free_decoding_distribution(model_path, pool):
     """Benchmark: every action x description class without grammar; the result class distribution."""
-    from domain_drafter.llm.drafting import DraftOptions, draft_action
+    from domain_drafter.drafting.loop import DraftOptions, draft_action
     from domain_drafter.llm.llama import LlamaCppBackend, _cpu_count
     from domain_drafter.planning.evaluate import Evaluator
 

@@ -20,7 +20,7 @@ from domain_drafter.gui.jobs import ModelHolder, evaluate_answer, generate_answe
 from domain_drafter.gui.result_panel import ResultPanel
 from domain_drafter.gui.workers import TaskWorker
 from domain_drafter.llm.backend import DecodingOptions
-from domain_drafter.llm.drafting import Draft, DraftOptions
+from domain_drafter.drafting.loop import Draft, DraftOptions
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 

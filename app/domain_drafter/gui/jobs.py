@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle, load_bundle_path, load_bundled
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.drafting import Draft, DraftOptions, draft_action
+from domain_drafter.drafting.loop import Draft, DraftOptions, draft_action
 from domain_drafter.llm.llama import LlamaCppBackend
 from domain_drafter.llm.models import ModelEntry, default_model_path, list_models
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator

@@ -21,7 +21,7 @@ from domain_drafter.gui.prompt_dialog import PromptDialog
 from domain_drafter.gui.result_panel import ResultPanel
 from domain_drafter.gui.toolbar import DraftToolBar
 from domain_drafter.gui.workers import TaskRunner, TaskWorker
-from domain_drafter.llm.drafting import DraftOptions
+from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import Evaluator
 

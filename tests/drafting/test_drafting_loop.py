@@ -6,7 +6,7 @@ import pytest
 
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.classes import ResultClass, Subclass
-from domain_drafter.llm.drafting import DraftOptions, Feedback, diagnostic_for, draft_action
+from domain_drafter.drafting.loop import DraftOptions, Feedback, diagnostic_for, draft_action
 from domain_drafter.planning.evaluate import Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache

@@ -1,0 +1,9 @@
+"""Authoring commands: `draft-domain`, `compare`, `describe`. Never imports Qt."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add this module's subcommands to the top-level parser."""

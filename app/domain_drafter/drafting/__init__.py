@@ -1,0 +1,1 @@
+"""The drafting layer: prompt -> generate -> evaluate, above `llm/` and `planning/` (no Qt)."""
