@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup run test perf clean
+.PHONY: setup run test perf clean package test-package
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,28 @@ run: $(STAMP)
 	fi
 
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m "not perf" -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m "not perf and not package" -q
 
 perf: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/perf -m perf -q -s
+
+# The desktop app as one folder, dist/domain-drafter/ (run dist/domain-drafter/domain-drafter --self-test),
+# and a .tar.gz of it beside it. The spec reads the version from pyproject.toml.
+PKG_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+PKG_TARBALL := dist/domain-drafter-$(PKG_VERSION)-linux-$(shell uname -m).tar.gz
+PYINSTALLER := pyinstaller>=6.10
+
+package: $(STAMP)
+	$(PY) -m pip install -q '$(PYINSTALLER)'
+	$(PY) -m PyInstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller \
+		packaging/domain-drafter.spec
+	tar -C dist -czf $(PKG_TARBALL) domain-drafter
+	@du -sh dist/domain-drafter $(PKG_TARBALL)
+
+# Packaging tests: the wheel in a fresh venv and the PyInstaller folder, each passing --self-test.
+test-package: $(STAMP)
+	$(PY) -m pip install -q '$(PYINSTALLER)'
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/packaging tests/test_packaging.py -m package -q -s
 
 clean:
 	rm -rf $(VENV) build dist app/*.egg-info .pytest_cache
