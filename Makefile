@@ -19,6 +19,7 @@ setup: $(STAMP)
 # from the CLI instead: the embedded model writes blocksworld's put-down, then K* judges it.
 run: $(STAMP)
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname)" = Darwin ]; then \
+		$(PY) -m domain_drafter.gui.platform_check >/dev/null || exit 1; \
 		$(VENV)/bin/domain-drafter-gui; \
 	else \
 		echo "no display: running the command-line demo (domain-drafter-gui needs a screen)"; \
@@ -26,7 +27,9 @@ run: $(STAMP)
 		$(VENV)/bin/domain-drafter generate blocksworld put-down --class flipped || true; \
 	fi
 
+# System packages for Qt's xcb plugin and Xvfb (apt-get as root; elsewhere it only says what is missing).
 test: $(STAMP)
+	-sh packaging/linux-system-packages.sh
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m "not perf and not package" -q
 
 perf: $(STAMP)
