@@ -5,11 +5,33 @@ Everything runs offscreen (tests/conftest.py sets QT_QPA_PLATFORM); nothing is m
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from gui_helpers import STARTUP_TIMEOUT_MS  # noqa: E402
+from gui_helpers import SCREEN_HEIGHT, SCREEN_WIDTH, STARTUP_TIMEOUT_MS  # noqa: E402
+
+
+def _offscreen_laptop_screen() -> None:
+    """Give the offscreen platform a 1280x800 screen (its default is 800x600), before the QApplication exists.
+
+    The layout tests check the window on the smallest screen it must fit. Set here, at import, because
+    pytest-qt creates one QApplication for the whole session.
+    """
+    if os.environ.get("QT_QPA_PLATFORM") != "offscreen":
+        return
+    folder = Path(tempfile.mkdtemp(prefix="drafter-screen-"))
+    config = folder / "screen.json"
+    config.write_text(json.dumps({"screens": [{"name": "Laptop", "x": 0, "y": 0, "width": SCREEN_WIDTH,
+                                                "height": SCREEN_HEIGHT, "logicalDpi": 96, "logicalBpi": 96,
+                                                "dpr": 1}]}), encoding="utf-8")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+
+
+_offscreen_laptop_screen()
 
 
 @pytest.fixture(scope="session")
@@ -30,8 +52,9 @@ def private_homes(gui_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -
 def window(qtbot, private_homes):
     """The main window, shown, once the bundled domains are listed; closed (workers stopped) after."""
     from domain_drafter.gui.main_window import MainWindow
+    from domain_drafter.gui.settings import AppSettings
 
-    win = MainWindow()
+    win = MainWindow(app_settings=AppSettings(preload_model=False))
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: win.domain_panel.domain_count() == 9 and not win.runner.busy,

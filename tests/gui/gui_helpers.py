@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 STARTUP_TIMEOUT_MS = 20_000
+SCREEN_WIDTH, SCREEN_HEIGHT = 1280, 800   # the offscreen screen of the GUI tests (see conftest.py)
 JOB_TIMEOUT_MS = 30_000
 
 

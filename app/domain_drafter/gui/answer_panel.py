@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QListView, QSplitter, QVBoxLayout, QWidget
 
 from domain_drafter.core.answers import Finding
 from domain_drafter.gui.code_editor import CodeEditor, Mark, MarkKind
+from domain_drafter.gui.find_bar import FindBar
 from domain_drafter.gui.models import FindingListModel, SpanRole
 
 
@@ -33,7 +34,15 @@ class AnswerPanel(QWidget):
         self.finding_list.setWordWrap(True)
         self.finding_list.setObjectName("findingList")
         self.finding_list.clicked.connect(self._on_finding_clicked)
-        self.title = QLabel("<b>Answer</b>")
+        self.title = QLabel("Answer")
+        self.title.setObjectName("panelTitle")
+        self.find_bar = FindBar(self.editor)
+        editor_box = QWidget()
+        editor_layout = QVBoxLayout(editor_box)
+        editor_layout.setContentsMargins(0, 0, 0, 0)
+        editor_layout.setSpacing(0)
+        editor_layout.addWidget(self.editor, 1)
+        editor_layout.addWidget(self.find_bar)
 
         findings = QWidget()
         findings_layout = QVBoxLayout(findings)
@@ -42,12 +51,14 @@ class AnswerPanel(QWidget):
         findings_layout.addWidget(self.findings_title)
         findings_layout.addWidget(self.finding_list)
 
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.editor)
+        splitter = self.splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setObjectName("answerSplitter")
+        splitter.addWidget(editor_box)
         splitter.addWidget(findings)
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([400, 100])
+        splitter.setSizes([320, 90])
+        splitter.setChildrenCollapsible(False)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -78,6 +89,9 @@ class AnswerPanel(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         self.editor.setReadOnly(busy)
+
+    def show_find(self) -> None:
+        self.find_bar.open_bar()
 
     # --- findings --------------------------------------------------------------------------
     def show_findings(self, findings: Sequence[Finding], source: str) -> None:

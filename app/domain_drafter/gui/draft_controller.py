@@ -36,6 +36,8 @@ class _Saved:
 class DraftController(QObject):
     result_shown = Signal(object)   # an EvaluationResult now on screen
     status = Signal(str)
+    generated = Signal(object)      # the Draft of a finished generation
+    evaluated = Signal(object)      # the EvaluationResult of a finished Evaluate
 
     def __init__(self, answer_panel: AnswerPanel, result_panel: ResultPanel, *,
                  evaluator: Evaluator | None = None, parent: QObject | None = None):
@@ -56,6 +58,11 @@ class DraftController(QObject):
         self._timer.timeout.connect(self.flush_tokens)
         self._closed = False
         answer_panel.edited.connect(self._on_edited)
+
+    def set_evaluator(self, evaluator: Evaluator) -> None:
+        """Use another evaluator (new K or time limit); call only while no job runs."""
+        self.evaluator.close()
+        self.evaluator = evaluator
 
     # --- the target ------------------------------------------------------------------------
     def set_target(self, bundle: DomainBundle | None, action: str) -> None:
@@ -132,8 +139,10 @@ class DraftController(QObject):
             self.answer_panel.set_text(final.answer)
         self.show_result(final)
         stats = draft.rounds[-1].generation.stats
+        rounds = f" in {len(draft.rounds)} rounds" if len(draft.rounds) > 1 else ""
         self.status.emit(f"Generated {stats.generated_tokens} tokens at {stats.tokens_per_s:.0f} tok/s "
-                         f"({stats.stop_reason}); {final.subclass.value if final.subclass else 'no verdict'}")
+                         f"({stats.stop_reason}){rounds}; {final.subclass.value if final.subclass else 'no verdict'}")
+        self.generated.emit(draft)
 
     def _on_evaluated(self, result: EvaluationResult) -> None:
         if self._closed:
@@ -141,6 +150,7 @@ class DraftController(QObject):
         self.show_result(result)
         seconds = result.timings.get("total_s", result.timings.get("check_s", 0.0))
         self.status.emit(f"Evaluated in {seconds:.2f} s: {result.subclass.value if result.subclass else 'no verdict'}")
+        self.evaluated.emit(result)
 
     def _on_failed(self, _message: str) -> None:
         if not self._closed:

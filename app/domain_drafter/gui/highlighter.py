@@ -14,6 +14,7 @@ from pygments.lexer import Lexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, _TokenType
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
+from domain_drafter.gui.colours import Scheme, current_scheme
 from domain_drafter.gui.pddl_lexer import DomainDrafterPddlLexer
 
 
@@ -33,18 +34,25 @@ class TokenStyle:
         return fmt
 
 
-# A light theme; token types not listed (and not under a listed parent) stay plain.
-DEFAULT_STYLES: dict[_TokenType, TokenStyle] = {
-    Keyword: TokenStyle("#0033b3", bold=True),
-    Keyword.Pseudo: TokenStyle("#0033b3"),
-    Keyword.Type: TokenStyle("#007070"),
-    Name.Builtin: TokenStyle("#871094", bold=True),
-    Name.Function: TokenStyle("#00627a"),
-    Name.Variable: TokenStyle("#a0461e"),
-    Comment: TokenStyle("#8c8c8c", italic=True),
-    Number: TokenStyle("#1750eb"),
-    Operator: TokenStyle("#555555"),
+# The scheme's token kinds; token types not listed (and not under a listed parent) stay plain.
+TOKEN_KINDS: dict[_TokenType, str] = {
+    Keyword: "keyword",
+    Keyword.Pseudo: "pseudo",
+    Keyword.Type: "type",
+    Name.Builtin: "builtin",
+    Name.Function: "function",
+    Name.Variable: "variable",
+    Comment: "comment",
+    Number: "number",
+    Operator: "operator",
 }
+
+
+def scheme_styles(scheme: Scheme) -> dict[_TokenType, TokenStyle]:
+    return {ttype: TokenStyle(*scheme.tokens[kind]) for ttype, kind in TOKEN_KINDS.items()}
+
+
+DEFAULT_STYLES = scheme_styles(current_scheme())   # the light scheme's (the app starts light)
 
 
 def utf16_offsets(text: str) -> list[int]:
@@ -65,8 +73,20 @@ class PddlHighlighter(QSyntaxHighlighter):
                  styles: dict[_TokenType, TokenStyle] | None = None):
         super().__init__(document)
         self._lexer = lexer or DomainDrafterPddlLexer(stripnl=False, ensurenl=False)
-        self._formats = {ttype: style.to_format() for ttype, style in (styles or DEFAULT_STYLES).items()}
+        self._fixed_styles = styles
+        self._formats: dict[_TokenType, QTextCharFormat] = {}
         self._cache: dict[_TokenType, QTextCharFormat | None] = {}
+        self._set_styles()
+
+    def _set_styles(self) -> None:
+        styles = self._fixed_styles or scheme_styles(current_scheme())
+        self._formats = {ttype: style.to_format() for ttype, style in styles.items()}
+        self._cache = {}
+
+    def refresh(self) -> None:
+        """Take the current scheme's colours (after a light/dark switch) and re-highlight."""
+        self._set_styles()
+        self.rehighlight()
 
     def format_for(self, ttype: _TokenType) -> QTextCharFormat | None:
         """The format of a token type: its own, else its nearest styled parent's, else None."""

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence
+from PySide6.QtCore import QSettings, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QSplitter, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
-from domain_drafter.core.paths import config_dir
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.gui.answer_panel import AnswerPanel
 from domain_drafter.gui.description_panel import DescriptionPanel
 from domain_drafter.gui.domain_panel import DomainPanel
 from domain_drafter.gui.draft_controller import DraftController
+from domain_drafter.gui.drops import dropped_domain
+from domain_drafter.gui.help_dialogs import AboutDialog, ResultClassesDialog
+from domain_drafter.gui.model_status import ModelStatus
+from domain_drafter.gui.settings import AppSettings, load_settings, save_settings
+from domain_drafter.gui.settings_dialog import SettingsDialog
+from domain_drafter.gui.theme import theme_notifier
+from domain_drafter.gui.window_state import WindowState, gui_settings
 from domain_drafter.gui.jobs import StartupData, load_startup, open_bundle
 from domain_drafter.gui.prompt_dialog import PromptDialog
 from domain_drafter.gui.result_panel import ResultPanel
@@ -24,6 +31,8 @@ from domain_drafter.gui.workers import TaskRunner, TaskWorker
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import Evaluator
+from domain_drafter.core.classes import ResultClass
+from domain_drafter.core.descriptions import DescriptionClass
 
 APP_TITLE = "Domain Drafter"
 SHUTDOWN_TIMEOUT_MS = 10_000
@@ -32,9 +41,13 @@ FAILURE_TITLES = {"startup": "Cannot load the domains", "open": "Cannot open the
                   "generate": "Generation failed", "evaluate": "Evaluation failed"}
 
 
+WARM_DELAY_MS = 400    # after the selection settles, read its prompt into the loaded model
+MIN_POOL_THREADS = 4   # model load, generation and K* may run at once, whatever the CPU count
+
+
 def settings() -> QSettings:
-    """Window geometry only, in the engine's config folder (gui.conf beside prompt.toml)."""
-    return QSettings(str(config_dir() / "gui.conf"), QSettings.Format.IniFormat)
+    """Window state only (geometry, splitters, recent domains): see window_state.py."""
+    return gui_settings()
 
 
 class MainWindow(QMainWindow):
@@ -42,9 +55,14 @@ class MainWindow(QMainWindow):
     result_shown = Signal(object)    # an EvaluationResult now on screen
     job_ended = Signal(str, str)     # kind ("startup", "open", "generate", "evaluate"), outcome
 
-    def __init__(self, parent: QWidget | None = None, *, evaluator: Evaluator | None = None, load: bool = True):
+    def __init__(self, parent: QWidget | None = None, *, evaluator: Evaluator | None = None, load: bool = True,
+                 app_settings: AppSettings | None = None):
         super().__init__(parent)
         self.setWindowTitle(APP_TITLE)
+        self.setAcceptDrops(True)
+        pool = QThreadPool.globalInstance()
+        pool.setMaxThreadCount(max(pool.maxThreadCount(), MIN_POOL_THREADS))
+        self.app_settings = app_settings or load_settings()
         self.runner = TaskRunner(self)
         self.bundled: list[DomainBundle] = []
         self.last_error = ""
@@ -52,18 +70,32 @@ class MainWindow(QMainWindow):
         self._job_kind = ""
         self._closing = False
         self._build_panels()
+        evaluator = evaluator or Evaluator(self.app_settings.evaluation_options())
         self.drafts = DraftController(self.answer_panel, self.result_panel, evaluator=evaluator, parent=self)
+        self.drafts.models.n_threads = self.app_settings.threads
         self.drafts.result_shown.connect(self.result_shown)
         self.drafts.status.connect(self.show_status)
+        self.settings_dialog: SettingsDialog | None = None
+        self.classes_dialog: ResultClassesDialog | None = None
         self._build_actions()
         self._build_status_bar()
+        self.model_status = ModelStatus(self.drafts.models, self.statusBar(), self)
+        self.model_status.failed.connect(self._on_model_failed)
+        self.model_status.state_changed.connect(self._update_actions)
+        self.drafts.generated.connect(self._on_generated)
+        self.drafts.evaluated.connect(self.model_status.show_evaluation)
         self.runner.busy_changed.connect(self._on_busy_changed)
         self.runner.job_ended.connect(self.job_ended)
-        geometry = settings().value("geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1480, 900)
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setSingleShot(True)
+        self._warm_timer.setInterval(WARM_DELAY_MS)
+        self._warm_timer.timeout.connect(self._warm_prompt)
+        self.description_panel.options_changed.connect(self._warm_timer.start)
+        self.window_state = WindowState(self, {"main": self.main_splitter, "centre": self.centre_splitter,
+                                               "answer": self.answer_panel.splitter})
+        self.window_state.restore()
+        self._apply_settings_to_widgets()
+        theme_notifier().changed.connect(self._on_scheme_changed)
         self._update_actions()
         if load:
             self.reload()
@@ -74,17 +106,25 @@ class MainWindow(QMainWindow):
         self.description_panel = DescriptionPanel()
         self.answer_panel = AnswerPanel()
         self.result_panel = ResultPanel()
-        centre = QSplitter(Qt.Orientation.Vertical)
+        centre = self.centre_splitter = QSplitter(Qt.Orientation.Vertical)
+        centre.setObjectName("centreSplitter")
         centre.addWidget(self.description_panel)
         centre.addWidget(self.answer_panel)
-        centre.setSizes([330, 520])
-        main = QSplitter(Qt.Orientation.Horizontal)
+        centre.setSizes([300, 420])
+        centre.setChildrenCollapsible(False)
+        main = self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
+        main.setObjectName("mainSplitter")
         main.addWidget(self.domain_panel)
         main.addWidget(centre)
         main.addWidget(self.result_panel)
-        main.setSizes([200, 700, 580])
+        main.setStretchFactor(0, 0)
+        main.setStretchFactor(1, 3)
+        main.setStretchFactor(2, 3)
+        main.setSizes([170, 560, 530])
         main.setChildrenCollapsible(False)
+        main.setContentsMargins(6, 4, 6, 0)
         self.setCentralWidget(main)
+        self.result_panel.explain_requested.connect(self.show_result_classes)
         self.domain_panel.domain_selected.connect(self.description_panel.show_bundle)
         self.domain_panel.action_selected.connect(self._on_action_selected)
         self.domain_panel.open_requested.connect(self.open_domain_dialog)
@@ -104,16 +144,33 @@ class MainWindow(QMainWindow):
         self.prompt_action.triggered.connect(self.show_prompt)
         self.model_selector.currentIndexChanged.connect(self._update_actions)
 
+        self.grammar_check.toggled.connect(self._on_grammar_toggled)
+        editor = self.answer_panel.editor
+
         file_menu = self.menuBar().addMenu("&File")
         self.open_action = file_menu.addAction("Open domain folder…", QKeySequence.StandardKey.Open,
                                                self.open_domain_dialog)
+        self.recent_menu = file_menu.addMenu("Open recent domain")
+        self.recent_menu.setObjectName("recentMenu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open model file…", self.open_model_dialog)
         file_menu.addSeparator()
+        self.settings_action = file_menu.addAction("Settings…", QKeySequence("Ctrl+,"), self.show_settings)
+        file_menu.addSeparator()
         file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
+        edit_menu = self.menuBar().addMenu("&Edit")
+        self.format_action = edit_menu.addAction("Format action", QKeySequence("Ctrl+Shift+F"), self.format_answer)
+        self.find_action = edit_menu.addAction("Find…", QKeySequence.StandardKey.Find, self.answer_panel.show_find)
+        edit_menu.addSeparator()
+        edit_menu.addAction("Zoom in", QKeySequence.StandardKey.ZoomIn, editor.zoom_in)
+        edit_menu.addAction("Zoom out", QKeySequence.StandardKey.ZoomOut, editor.zoom_out)
+        edit_menu.addAction("Reset zoom", QKeySequence("Ctrl+0"), editor.reset_zoom)
         run_menu = self.menuBar().addMenu("&Run")
         for action in self.toolbar.run_actions:
             run_menu.addAction(action)
-        self.menuBar().addMenu("&Help").addAction("About Domain Drafter", self._about)
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
+        help_menu.addAction("About Domain Drafter", self._about)
 
     def _build_status_bar(self) -> None:
         self.status_label = QLabel("Ready")
@@ -145,6 +202,8 @@ class MainWindow(QMainWindow):
         self.prompt_action.setEnabled(ready)
         self.stop_action.setEnabled(busy)
         self.open_action.setEnabled(not busy)
+        self.format_action.setEnabled(not busy)
+        self.settings_action.setEnabled(not busy)
         for widget in (self.domain_panel, self.model_selector, self.grammar_check):
             widget.setEnabled(not busy)
 
@@ -155,6 +214,7 @@ class MainWindow(QMainWindow):
         title = f"{bundle.name} / {action}" if bundle is not None and action else ""
         self.setWindowTitle(f"{APP_TITLE} — {title}" if title else APP_TITLE)
         self._update_actions()
+        self._warm_timer.start()
 
     # --- jobs ------------------------------------------------------------------------------
     def _start(self, worker: TaskWorker, on_finished=None) -> bool:
@@ -170,6 +230,31 @@ class MainWindow(QMainWindow):
         worker.signals.cancelled.connect(self._on_cancelled)
         self.runner.start(worker)
         return True
+
+    def _warm_prompt(self) -> None:
+        """Read the selected action's prompt into the loaded model, so Generate starts writing at once."""
+        if self._closing or self.runner.busy or not self.app_settings.preload_model:
+            return
+        entry = self.current_model()
+        if entry is not None and self.model_status.is_loaded(entry):
+            self.model_status.preload(entry, self.current_prompt_text())
+
+    def current_prompt_text(self) -> str:
+        """The prompt Generate would send now ('' if there is none)."""
+        bundle, action = self.current_bundle(), self.current_action()
+        if bundle is None or not action or not self.bundled:
+            return ""
+        options = self.draft_options()
+        try:
+            return build_prompt(bundle, action, self.bundled, options.description_class, options.seed,
+                                options.examples).text
+        except DrafterError:
+            return ""
+
+    def draft_options(self) -> DraftOptions:
+        """The settings, with the class, seed and grammar as the panels show them now."""
+        return self.app_settings.draft_options(self.description_panel.description_class(),
+                                               self.description_panel.seed(), self.grammar_check.isChecked())
 
     def _on_busy_changed(self, busy: bool) -> None:
         self.answer_panel.set_busy(busy)
@@ -212,10 +297,15 @@ class MainWindow(QMainWindow):
         self.bundled = list(data.bundles)
         self.domain_panel.set_bundles(self.bundled)
         self.model_selector.set_entries(data.models)
+        if self.app_settings.model:
+            self.model_selector.add_file(self.app_settings.model)
         if self.bundled:
             self.domain_panel.domain_list.setCurrentRow(0)
         models = self.model_selector.count()
         self.show_status(f"{len(self.bundled)} domains, {models} model{'' if models == 1 else 's'}")
+        if self.app_settings.preload_model:
+            self._warm_timer.stop()
+            self.model_status.preload(self.current_model(), self.current_prompt_text())
 
     def generate(self) -> None:
         """Ask the selected model for the selected action (streaming into the editor), then evaluate."""
@@ -225,9 +315,8 @@ class MainWindow(QMainWindow):
         if entry is None:
             self.report_error("No model", "No model to generate with: open a GGUF file (File ▸ Open model file…).")
             return
-        options = DraftOptions(description_class=self.description_panel.description_class(),
-                               seed=self.description_panel.seed(), grammar=self.grammar_check.isChecked())
-        self._start(self.drafts.generate_worker(entry, options, self.bundled))
+        self._warm_timer.stop()
+        self._start(self.drafts.generate_worker(entry, self.draft_options(), self.bundled))
 
     def evaluate(self) -> None:
         """Judge the text in the answer editor (typed, pasted or generated)."""
@@ -264,7 +353,34 @@ class MainWindow(QMainWindow):
     def _on_bundle_opened(self, bundle: DomainBundle) -> None:
         if not self._closing:
             self.domain_panel.add_bundle(bundle)
+            self.window_state.add_recent_domain(bundle.folder)
             self.show_status(f"Opened {bundle.name} from {bundle.folder}")
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.window_state.recent_domains()
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_domain_folder(p))
+        if recent:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear the list", self.window_state.clear_recent_domains)
+        else:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # --- drag and drop: a domain folder or a domain.pddl -----------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+        if dropped_domain(event.mimeData()) is not None and not self.runner.busy:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+        path = dropped_domain(event.mimeData())
+        if path is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.open_domain_folder(path)
 
     def open_model_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open model file", "", "GGUF models (*.gguf);;All files (*)")
@@ -290,17 +406,113 @@ class MainWindow(QMainWindow):
         self.error_reported.emit(message)
 
     def _about(self) -> None:
-        from domain_drafter import __version__  # noqa: PLC0415
+        dialog = AboutDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
 
-        QMessageBox.about(self, "About Domain Drafter",
-                          f"<b>Domain Drafter</b> {__version__}<br>A local language model writes one PDDL action "
-                          "at a time from a description; syntax, semantic and plan-based checks (K*) judge it.")
+    def show_result_classes(self, cls: ResultClass | None = None) -> None:
+        """Help ▸ Result classes, scrolled to `cls` (the badge links here)."""
+        if self.classes_dialog is None:
+            self.classes_dialog = ResultClassesDialog(self)
+        self.classes_dialog.show_class(cls)
+
+    # --- settings ----------------------------------------------------------------------------
+    def show_settings(self, focus: str = "") -> None:
+        """The settings dialog (window-modal, so the event loop keeps running); applied on OK."""
+        if self.runner.busy:
+            self.show_status("Busy: stop the running job first")
+            return
+        dialog = self.settings_dialog = SettingsDialog(self.app_settings, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.values()))
+        dialog.destroyed.connect(lambda: setattr(self, "settings_dialog", None))
+        dialog.open()
+        if focus:
+            dialog.focus_setting(focus)
+
+    def apply_settings(self, new: AppSettings) -> None:
+        """Use and save `new`: a new evaluator for K or the time limit, a reload for the model or threads."""
+        old, self.app_settings = self.app_settings, new
+        try:
+            save_settings(new)
+        except OSError as err:
+            self.report_error("Cannot save the settings", str(err))
+        if (old.k, old.planner_time_limit_s) != (new.k, new.planner_time_limit_s):
+            self.drafts.set_evaluator(Evaluator(new.evaluation_options()))
+        self.drafts.models.n_threads = new.threads
+        self._apply_settings_to_widgets()
+        if new.model and new.model != old.model:
+            self.add_model_file(new.model)
+        elif not new.model and old.model:
+            self.model_selector.select_default()
+        if new.preload_model and (new.model != old.model or new.threads != old.threads):
+            self.model_status.preload(self.current_model(), self.current_prompt_text())
+        self.show_status("Settings saved")
+
+    def _apply_settings_to_widgets(self) -> None:
+        s = self.app_settings
+        self.grammar_check.blockSignals(True)
+        self.grammar_check.setChecked(s.grammar)
+        self.grammar_check.blockSignals(False)
+        self.description_panel.set_description_class(DescriptionClass(s.default_class))
+        self.description_panel.seed_spin.setValue(s.seed)
+
+    def _on_grammar_toggled(self, checked: bool) -> None:
+        if checked != self.app_settings.grammar:
+            self.app_settings = replace(self.app_settings, grammar=checked)
+            try:
+                save_settings(self.app_settings)
+            except OSError:
+                pass   # the toolbar still applies it to this session
+
+    def _on_model_failed(self, message: str, setting: str, advice: str) -> None:
+        """The model did not load: why, and which setting to change; everything else stays usable."""
+        if self._closing:
+            return
+        self.last_error = message
+        self.show_status("The model did not load: " + (message.splitlines()[0] if message else ""))
+        box = QMessageBox(QMessageBox.Icon.Warning, "Cannot load the model", f"{message}\n\n{advice}",
+                          QMessageBox.StandardButton.Close, self)
+        box.setObjectName("modelErrorBox")
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        settings_button = box.addButton("Open Settings…", QMessageBox.ButtonRole.ActionRole)
+        settings_button.clicked.connect(lambda: self.show_settings(setting))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.error_reported.emit(message)
+
+    def _on_generated(self, draft) -> None:  # noqa: ANN001 - a Draft
+        stats = draft.rounds[-1].generation.stats
+        self.model_status.show_generation(stats, draft.final)
+        entry = self.current_model()
+        if entry is not None:
+            self.model_status.model_used(self.drafts.models.loaded_path, entry.name)
+
+    def _on_scheme_changed(self, _scheme: object) -> None:
+        """Light/dark switched: repaint what draws the scheme's colours itself."""
+        self.answer_panel.editor.refresh_colours()
+        self.result_panel.refresh_colours()
+        for view in (self.answer_panel.finding_list, self.result_panel.plan_view, self.result_panel.are_table):
+            view.viewport().update()
+
+    def format_answer(self) -> None:
+        """Edit ▸ Format: the answer in canonical indented form, comments kept (one undo step)."""
+        if self.runner.busy:
+            return
+        problem = self.answer_panel.editor.format_text()
+        self.show_status(problem or "Formatted")
+
+    def show_fitted(self) -> None:
+        """Show at the saved geometry, or maximised / sized from the screen (see geometry.py)."""
+        self.window_state.show_fitted()
 
     def shutdown(self) -> bool:
         """Cancel and wait for every worker, then release the model and the caches. Idempotent."""
         if self._closing:
             return True
         self._closing = True
+        self._warm_timer.stop()
+        self.model_status.shutdown()
         stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS)
         if stopped:  # a worker still running may be using them
             self.drafts.close()
@@ -308,5 +520,5 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         self.shutdown()
-        settings().setValue("geometry", self.saveGeometry())
+        self.window_state.save()
         super().closeEvent(event)

@@ -12,6 +12,7 @@ from domain_drafter.core.are import AreReport
 from domain_drafter.core.answers import Finding
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import fill
+from domain_drafter.gui.colours import current_scheme
 
 Index = QModelIndex | QPersistentModelIndex
 DisplayRole = Qt.ItemDataRole.DisplayRole
@@ -19,7 +20,6 @@ ToolTipRole = Qt.ItemDataRole.ToolTipRole
 SpanRole = Qt.ItemDataRole.UserRole + 1       # FindingListModel: (start, end) in the answer
 FailingRole = Qt.ItemDataRole.UserRole + 2    # PlanStepListModel: True on the failing row
 
-FAILING_BACKGROUND = "#ffcdd2"
 
 
 class _ReadOnlyTable(QAbstractTableModel):
@@ -116,7 +116,7 @@ class FindingListModel(QAbstractListModel):
         if role == SpanRole:
             return finding.span
         if role == Qt.ItemDataRole.ForegroundRole:
-            return QBrush(QColor("#b71c1c"))
+            return QBrush(QColor(current_scheme().error_text))
         return None
 
 
@@ -163,7 +163,7 @@ class PlanStepListModel(QAbstractListModel):
         if not failing:
             return None
         if role == Qt.ItemDataRole.BackgroundRole:
-            return QBrush(QColor(FAILING_BACKGROUND))
+            return QBrush(QColor(current_scheme().failing_row))
         if role == Qt.ItemDataRole.FontRole:
             font = QFont()
             font.setBold(True)
@@ -215,5 +215,6 @@ class AreTableModel(_ReadOnlyTable):
         if role == Qt.ItemDataRole.BackgroundRole and col in (2, 3):
             atoms = term.missing if col == 2 else term.extra
             if atoms:
-                return QBrush(QColor("#ffd6d6" if col == 2 else "#ffe8a3"))
+                scheme = current_scheme()
+                return QBrush(QColor(scheme.missing_line if col == 2 else scheme.extra_line))
         return None

@@ -10,23 +10,13 @@ from dataclasses import dataclass
 from domain_drafter.core.are import AreReport
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.model import ActionSchema, Literal, typed_list
+from domain_drafter.gui.colours import LIGHT, BadgeStyle, Scheme, current_scheme
 from domain_drafter.planning.equivalence import Counterexample
 from domain_drafter.planning.evaluate import EvaluationResult
 
 
-@dataclass(frozen=True)
-class BadgeStyle:
-    background: str
-    foreground: str
-
-
-BADGE_STYLES: dict[ResultClass, BadgeStyle] = {
-    ResultClass.SYNTAX_ERROR: BadgeStyle("#d32f2f", "#ffffff"),      # red
-    ResultClass.SEMANTIC_ERROR: BadgeStyle("#ef6c00", "#ffffff"),    # orange
-    ResultClass.DIFFERENT_DOMAIN: BadgeStyle("#f9c825", "#202020"),  # amber
-    ResultClass.EQUIVALENT: BadgeStyle("#2e7d32", "#ffffff"),        # green
-}
-NEUTRAL_BADGE = BadgeStyle("#9e9e9e", "#ffffff")   # no verdict (planner error, nothing evaluated)
+BADGE_STYLES: dict[ResultClass, BadgeStyle] = LIGHT.badges   # the light scheme's; see colours.py
+NEUTRAL_BADGE = LIGHT.neutral_badge   # no verdict (planner error, nothing evaluated)
 
 
 def badge_text(result: EvaluationResult) -> str:
@@ -39,10 +29,12 @@ def badge_text(result: EvaluationResult) -> str:
     return f"{cls.value} · {result.subclass.value}"
 
 
-def badge_style(result: EvaluationResult | None) -> BadgeStyle:
+def badge_style(result: EvaluationResult | None, scheme: Scheme | None = None) -> BadgeStyle:
+    """The badge colours of a result in `scheme` (default: the current one)."""
+    scheme = scheme or current_scheme()
     if result is None or result.result_class is None:
-        return NEUTRAL_BADGE
-    return BADGE_STYLES[result.result_class]
+        return scheme.neutral_badge
+    return scheme.badges[result.result_class]
 
 
 # --- ARE: the reference and the generated action, one literal a line, differences marked ---------

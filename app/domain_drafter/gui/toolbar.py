@@ -60,6 +60,12 @@ class ModelSelector(QComboBox):
     def current_entry(self) -> ModelEntry | None:
         return self.currentData()
 
+    def select_default(self) -> None:
+        for row in range(self.count()):
+            if self.itemData(row).source == "default":
+                self.setCurrentIndex(row)
+                return
+
 
 class DraftToolBar(QToolBar):
     """Holds the run actions (also put in the Run menu) and the generation options."""
@@ -72,6 +78,10 @@ class DraftToolBar(QToolBar):
                                           "Ask the model for the selected action, then evaluate its answer")
         self.stop_action = self._make("Stop", "Esc", "Stop the running generation or evaluation")
         self.evaluate_action = self._make("Evaluate", "Ctrl+E", "Judge the text in the answer editor")
+        # Ctrl+Enter too (both Return and the keypad's Enter), as in notebooks
+        self.evaluate_action.setShortcuts([QKeySequence("Ctrl+E"), QKeySequence("Ctrl+Return"),
+                                           QKeySequence("Ctrl+Enter")])
+        self.evaluate_action.setToolTip("Judge the text in the answer editor (Ctrl+E or Ctrl+Enter)")
         self.prompt_action = self._make("Show prompt", "Ctrl+P",
                                         "Show the prompt the model gets for the selected action")
         self.model_selector = ModelSelector()

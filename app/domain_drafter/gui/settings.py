@@ -1,0 +1,112 @@
+"""The user's settings as a plain dataclass, saved as JSON in the config folder (no Qt here).
+
+Window geometry, splitter sizes and recent domains live in QSettings (gui.conf); everything
+that changes what the engine does lives here, readable and editable by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.core.paths import atomic_write_bytes, config_dir
+from domain_drafter.drafting.loop import DraftOptions, Feedback
+from domain_drafter.llm.backend import DecodingOptions
+from domain_drafter.planning.evaluate import EvaluationOptions
+
+log = logging.getLogger(__name__)
+SETTINGS_FILE = "settings.json"
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    """Every field has the paper's value (or the engine's default) as its default."""
+
+    model: str = ""                       # a GGUF path; "" = the embedded default model
+    threads: int = 0                      # llama.cpp CPU threads; 0 = automatic (half the CPUs)
+    grammar: bool = False                 # constrain decoding to one well-formed action
+    free_signature: bool = False          # with the grammar: let the model choose the parameters
+    retries: int = 0                      # corrective re-prompts after a failed answer
+    feedback: str = Feedback.CHECKS.value  # what a corrective round may say: "checks" or "plans"
+    examples: int = 3                     # context examples in the prompt
+    max_new_tokens: int = 300
+    k: int = 100                          # plans per problem for the equivalence check
+    planner_time_limit_s: float = 30.0
+    default_class: str = DescriptionClass.BASE.value
+    seed: int = 0
+    preload_model: bool = True            # load the model in the background as soon as the window is up
+
+    # --- what the engine gets --------------------------------------------------------------
+    def draft_options(self, description_class: DescriptionClass | None = None, seed: int | None = None,
+                      grammar: bool | None = None) -> DraftOptions:
+        return DraftOptions(
+            description_class=description_class or DescriptionClass(self.default_class),
+            seed=self.seed if seed is None else seed,
+            examples=self.examples,
+            decoding=DecodingOptions(max_tokens=self.max_new_tokens),
+            grammar=self.grammar if grammar is None else grammar,
+            lock_signature=not self.free_signature,
+            retries=self.retries,
+            feedback=Feedback(self.feedback),
+        )
+
+    def evaluation_options(self) -> EvaluationOptions:
+        return EvaluationOptions(k=self.k, time_limit_s=self.planner_time_limit_s)
+
+    # --- validation ------------------------------------------------------------------------
+    def checked(self) -> "AppSettings":
+        """The same settings with every value forced into its valid range (hand edits, old files)."""
+        def clamp(value: float, low: float, high: float) -> float:
+            return max(low, min(high, value))
+
+        return replace(
+            self,
+            threads=int(clamp(self.threads, 0, 256)),
+            retries=int(clamp(self.retries, 0, 10)),
+            feedback=self.feedback if self.feedback in {f.value for f in Feedback} else Feedback.CHECKS.value,
+            examples=int(clamp(self.examples, 0, 10)),
+            max_new_tokens=int(clamp(self.max_new_tokens, 1, 4096)),
+            k=int(clamp(self.k, 1, 1000)),
+            planner_time_limit_s=float(clamp(self.planner_time_limit_s, 1.0, 3600.0)),
+            default_class=(self.default_class if self.default_class in {c.value for c in DescriptionClass}
+                           else DescriptionClass.BASE.value),
+            seed=int(clamp(self.seed, 0, 1_000_000)),
+        )
+
+
+def settings_path() -> Path:
+    return config_dir() / SETTINGS_FILE
+
+
+def load_settings(path: Path | None = None) -> AppSettings:
+    """The saved settings; defaults for a missing file, and for fields that are missing or of the wrong type."""
+    path = path or settings_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return AppSettings()
+    except (OSError, ValueError) as err:
+        log.warning("ignoring unreadable settings %s: %s", path, err)
+        return AppSettings()
+    if not isinstance(data, dict):
+        return AppSettings()
+    defaults = AppSettings()
+    values = {}
+    for f in fields(AppSettings):
+        value = data.get(f.name, getattr(defaults, f.name))
+        default = getattr(defaults, f.name)
+        # bool is an int subclass: compare exact types, but let an int stand for a float
+        if type(value) is type(default) or (isinstance(default, float) and type(value) is int):
+            values[f.name] = value
+    return AppSettings(**values).checked()
+
+
+def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
+    path = path or settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(asdict(settings), indent=2, sort_keys=True) + "\n"
+    atomic_write_bytes(path, text.encode("utf-8"))
+    return path
