@@ -1,0 +1,154 @@
+"""Actions the reference does not have: prompt and draft them, check them, and "try" them.
+
+There is no reference to be equivalent to, so after the syntax and semantic checks against
+the domain's vocabulary the test is practical: plan the domain's problems with the working
+domain plus the new action and show whether, and where, the plans use it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from domain_drafter.core.answers import CheckReport
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
+from domain_drafter.core.plan_words import plan_in_words
+from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.workspace import Attempt, WorkingCopy
+from domain_drafter.llm.backend import GenerationBackend
+from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
+from domain_drafter.planning.validator import PlanValidator
+
+
+def _new_entry(workspace: WorkingCopy, name: str):
+    entry = workspace.entry(name)
+    if entry.new is None:
+        raise UsageError(f"'{entry.name}' is an action of the reference, not a new one",
+                         hint="draft reference actions with draft_action")
+    return entry
+
+
+def provisional_bundle(workspace: WorkingCopy) -> DomainBundle:
+    """The reference bundle whose domain also declares every new action (without conditions or effects)."""
+    return dataclasses.replace(workspace.reference_bundle(), domain=workspace.vocabulary())
+
+
+def new_action_prompt(workspace: WorkingCopy, name: str, pool: Sequence[DomainBundle], options: DraftOptions = DraftOptions(),
+                      template: PromptTemplate | None = None) -> Prompt:
+    """The paper's prompt for a new action: base description class (the others need a reference)."""
+    entry = _new_entry(workspace, name)
+    return build_prompt(provisional_bundle(workspace), entry.name, pool, DescriptionClass.BASE, options.seed,
+                        options.examples, template or load_template())
+
+
+@dataclass(frozen=True)
+class NewActionDraft:
+    prompt: Prompt
+    answer: str
+    check: CheckReport
+    attempt: Attempt
+
+
+def draft_new_action(workspace: WorkingCopy, name: str, backend: GenerationBackend, pool: Sequence[DomainBundle],
+                     options: DraftOptions = DraftOptions(), *, template: PromptTemplate | None = None,
+                     on_token: Callable[[str], None] | None = None,
+                     task: TaskState | None = None) -> NewActionDraft:
+    """Ask the model for the new action; check the answer against the vocabulary; record it as an attempt."""
+    entry = _new_entry(workspace, name)
+    prompt = new_action_prompt(workspace, entry.name, pool, options, template)
+    decoding = options.decoding
+    if options.grammar:
+        grammar = ActionGrammar(workspace.vocabulary(), entry.name, lock_signature=options.lock_signature)
+        decoding = replace(decoding, grammar=grammar.to_gbnf())
+    generation = backend.generate(prompt.text, decoding, on_token=on_token, task=task)
+    check = workspace.check(entry.name, generation.text)
+    message = check.findings[0].message if check.findings else "passed the syntax and semantic checks"
+    attempt = workspace.add_attempt(entry.name, generation.text, source="model", model=backend.name,
+                                    options={"class": "base", "seed": options.seed, "grammar": options.grammar},
+                                    subclass=check.subclass.value if check.subclass else None, message=message)
+    return NewActionDraft(prompt, generation.text, check, attempt)
+
+
+@dataclass(frozen=True)
+class TriedProblem:
+    """How the plans of one problem use the new action."""
+
+    problem: str
+    status: str
+    plans: int
+    using: int                       # plans that use the action
+    example: tuple[str, ...] = ()    # the first plan that uses it
+    steps: tuple[int, ...] = ()      # where it uses it (1-based)
+    words: tuple[str, ...] = ()      # that plan in words
+    invalid: int = 0                 # plans our validator rejects (should be 0)
+
+    @property
+    def message(self) -> str:
+        if self.status != PlannerStatus.SOLVED.value:
+            return f"{self.problem}: no plan ({self.status})"
+        if not self.using:
+            return f"{self.problem}: none of {self.plans} plans uses it"
+        where = ", ".join(map(str, self.steps))
+        return (f"{self.problem}: {self.using} of {self.plans} plans use it; the first such plan at "
+                f"step{'s' if len(self.steps) > 1 else ''} {where}")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self) | {"message": self.message}
+
+
+@dataclass(frozen=True)
+class TryReport:
+    action: str
+    problems: tuple[TriedProblem, ...]
+
+    @property
+    def used(self) -> bool:
+        return any(p.using for p in self.problems)
+
+    def to_dict(self) -> dict:
+        return {"action": self.action, "used": self.used, "problems": [p.to_dict() for p in self.problems]}
+
+
+def try_action(workspace: WorkingCopy, name: str, planner: KStarPlanner, *, text: str | None = None,
+               task: TaskState | None = None) -> TryReport:
+    """Plan every problem with the working domain plus `text` (default: the accepted definition of `name`)."""
+    entry = workspace.entry(name)
+    if text is None:
+        if entry.accepted is None:
+            raise UsageError(f"'{entry.name}' has no accepted definition to try", hint="accept an attempt, or pass the text")
+        text = entry.accepted
+    check = workspace.check(entry.name, text)
+    if not check.passed or check.action is None:
+        finding = check.findings[0]
+        raise DomainError(f"cannot try this '{entry.name}': {finding.subclass.value}: {finding.message}",
+                          where=SourceLocation.from_offset(text, finding.span[0]))
+    working = workspace.working_domain()
+    actions = tuple(a for a in working.actions if a.name != entry.name) + (check.action,)
+    domain = dataclasses.replace(working, actions=actions)
+    domain_text = domain.to_pddl()
+    tried = []
+    for problem in workspace.bundle.require_problems():
+        if task is not None:
+            task.check_cancelled()
+        result = planner.plan(domain_text, problem.text, task=task, label=f"try/{problem.name}")
+        validator = PlanValidator(domain, problem.problem)
+        invalid = sum(1 for p in result.plans if not validator.validate(p).valid)
+        using = [p for p in result.plans if any(step[0] == entry.name for step in p)]
+        example: tuple[str, ...] = ()
+        steps: tuple[int, ...] = ()
+        words: tuple[str, ...] = ()
+        if using:
+            first = using[0]
+            example = tuple(f"({' '.join(s)})" for s in first)
+            steps = tuple(i for i, s in enumerate(first, start=1) if s[0] == entry.name)
+            if workspace.descriptions is not None:
+                words = tuple(plan_in_words(domain, workspace.descriptions, problem.problem, first).lines())
+        tried.append(TriedProblem(problem.name, result.status.value, len(result.plans), len(using), example,
+                                  steps, words, invalid))
+    return TryReport(entry.name, tuple(tried))
