@@ -260,7 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="domain-drafter",
                                      description="Write PDDL actions with a local language model and check them.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check every part (domains, model, K*, desktop app) and say what to do if one fails")
+    sub = parser.add_subparsers(dest="command", required=False, metavar="COMMAND")
 
     p = sub.add_parser("domains", help="list the bundled domains")
     p.add_argument("--json", action="store_true")
@@ -330,6 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.self_test:
+        from domain_drafter.selftest import main as self_test
+
+        return self_test()
+    if args.command is None:
+        parser.error("a COMMAND is required (or --self-test)")
     try:
         return args.func(args)
     except DrafterError as err:
