@@ -3,7 +3,188 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+from domain_drafter.core.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this module's subcommands to the top-level parser."""
+    p = sub.add_parser("draft-domain", help="draft every action of a domain, save the draft as a bundle, "
+                                            "judge it as a whole")
+    p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl, problems/ and descriptions.toml")
+    p.add_argument("--out", required=True, help="folder to write the drafted bundle into (new or empty)")
+    p.add_argument("--model", default="default", help="'default' (the embedded Gemma 3 270M) or a GGUF path")
+    p.add_argument("--endpoint", help="an OpenAI-compatible server's base URL instead of a local model")
+    p.add_argument("--grammar", action="store_true", help="constrain decoding to one well-formed action")
+    p.add_argument("--retries", type=int, default=0, help="corrective rounds after a failed check (default 0)")
+    p.add_argument("--class", dest="description_class", default="base", help="base, flipped or random")
+    p.add_argument("--seed", type=int, default=0, help="seed for examples, descriptions and decoding (default 0)")
+    p.add_argument("--n-ctx", type=int, default=4096, help="model context size in tokens (default 4096)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    _add_planner_options(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_draft_domain)
+
+    p = sub.add_parser("compare", help="whole-domain equivalence of a candidate domain with a reference")
+    p.add_argument("reference", help="bundled domain name, or a folder with domain.pddl and problems/")
+    p.add_argument("candidate", help="a folder holding domain.pddl, or a domain.pddl file")
+    _add_planner_options(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("describe", help="write starter descriptions (descriptions.toml) for a bare domain.pddl")
+    p.add_argument("domain", help="bundled domain name, a folder with domain.pddl, or a domain.pddl file")
+    p.add_argument("--out", help="write here instead of printing (refuses to overwrite without --force)")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.set_defaults(func=cmd_describe)
+
+
+def _add_planner_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
+    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+
+
+def _evaluator(args: argparse.Namespace):
+    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+    return Evaluator(EvaluationOptions(k=args.k, time_limit_s=args.time_limit))
+
+
+# ---------------------------------------------------------------- compare
+
+def _candidate_domain(spec: str):
+    from domain_drafter.core.bundle import DOMAIN_FILE, load_bundle_path
+
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        path = path / DOMAIN_FILE
+    if not path.is_file():
+        raise UsageError(f"no such domain file: {path}", hint="give a folder holding domain.pddl, or a domain.pddl")
+    return load_bundle_path(path).domain   # parses and checks every action: errors name file:line:col
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from domain_drafter.core.bundle import load_bundle
+    from domain_drafter.planning.domain_compare import compare_domains
+
+    reference = load_bundle(args.reference)
+    reference.require_problems()
+    candidate = _candidate_domain(args.candidate)
+    with _evaluator(args) as evaluator:
+        comparison = compare_domains(reference, candidate, evaluator.planner, evaluator.plan_cache)
+    if args.json:
+        print(json.dumps(comparison.to_dict(), indent=2))
+    else:
+        print(format_comparison(comparison, reference))
+    return _exit_code(comparison)
+
+
+def _exit_code(comparison) -> int:
+    if comparison.error:
+        return 4
+    return 0 if comparison.verdict.value == "Equivalent" else 1
+
+
+def format_comparison(comparison, reference) -> str:
+    """The verdict, what differs per action, and the counterexample with the step to blame, also in words."""
+    from domain_drafter.core.plan_words import plan_in_words
+
+    lines = [f"{comparison.verdict.value}: {comparison.message}"]
+    said = [f"{a.name} {a.status.value}" + (f" (ARE {a.are.total})" if a.are and a.are.total else "")
+            for a in comparison.actions]
+    lines.append("  actions: " + ", ".join(said))
+    d = comparison.divergence
+    if d is not None:
+        lines.append(f"  counterexample on problem {d.problem}; the domains part at step {d.step}, "
+                     f"action '{d.action}' ({d.reason}):")
+        for number, step in enumerate(d.plan, start=1):
+            lines.append(f"    {number:>3}. {step}" + ("  <-- here" if number == d.step else ""))
+        if reference.descriptions is not None:
+            problem = next(p for p in reference.problems if p.name == d.problem)
+            from domain_drafter.planning.kstar import parse_step
+
+            words = plan_in_words(reference.domain, reference.descriptions, problem.problem,
+                                  [parse_step(s) for s in d.plan])
+            lines.append("  in the reference domain, in words:")
+            lines.extend(f"    {line}" for line in words.lines())
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- draft-domain
+
+def cmd_draft_domain(args: argparse.Namespace) -> int:
+    from domain_drafter.cli import _open_backend
+    from domain_drafter.core.bundle import load_bundle, load_bundle_path, load_bundled
+    from domain_drafter.core.descriptions import DescriptionClass
+    from domain_drafter.drafting.loop import DraftOptions
+    from domain_drafter.drafting.whole_domain import draft_domain
+    from domain_drafter.drafting.workspace import WorkingCopy
+    from domain_drafter.llm.backend import DecodingOptions
+
+    bundle = load_bundle(args.domain)
+    bundle.require_descriptions()
+    bundle.require_problems()
+    out = Path(args.out).expanduser()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"--out {out} exists and is not an empty folder", hint="give a new folder")
+    options = DraftOptions(description_class=DescriptionClass.parse(args.description_class), seed=args.seed,
+                           decoding=DecodingOptions(seed=args.seed), grammar=args.grammar, retries=args.retries)
+    workspace = WorkingCopy.from_bundle(bundle)
+    workspace.save(out)   # bound to the folder from now on: each accepted action is on disk at once
+    backend = _open_backend(args)
+    quiet = args.json
+
+    def on_action(outcome) -> None:
+        if not quiet:
+            e = outcome.evaluation
+            verdict = f"{e.result_class.value}: {e.subclass.value}" if e.subclass else f"error: {e.error}"
+            are = f"ARE {e.are.total}" if e.are else "ARE -"
+            print(f"  {outcome.name:<20} {verdict:<32} {are:<8} {e.message}", flush=True)
+
+    with backend, _evaluator(args) as evaluator:
+        if not quiet:
+            print(f"-- {backend.name}: drafting {bundle.name} ({len(bundle.action_names)} actions, "
+                  f"{options.description_class.value}, seed {args.seed}{', grammar' if args.grammar else ''})",
+                  flush=True)
+        result = draft_domain(bundle, backend, evaluator, load_bundled(), options, workspace=workspace,
+                              on_action=on_action)
+    load_bundle_path(out)   # what we wrote must load back; an error here is ours, and says where
+    if args.json:
+        data = result.to_dict()
+        data["out"] = str(out)
+        print(json.dumps(data, indent=2))
+    else:
+        print(format_comparison(result.comparison, bundle))
+        print(f"  ARE total {result.are_total} over {result.are_defined} of {len(result.outcomes)} actions")
+        if result.failed:
+            print(f"  left out of D' (failed the checks): {', '.join(result.failed)}")
+        print(f"  saved: {out} (history in {out / 'history.json'})")
+    return _exit_code(result.comparison)
+
+
+# ---------------------------------------------------------------- describe
+
+def cmd_describe(args: argparse.Namespace) -> int:
+    from domain_drafter.core.bundle import DOMAIN_FILE, load_bundle, load_bundle_path
+    from domain_drafter.core.paths import atomic_write_bytes
+    from domain_drafter.core.scaffold import describe
+
+    spec = Path(args.domain).expanduser()
+    if spec.is_dir() and (spec / DOMAIN_FILE).is_file():
+        bundle = load_bundle_path(spec / DOMAIN_FILE)   # only the domain: a broken descriptions.toml is no obstacle
+    else:
+        bundle = load_bundle(args.domain)
+    text = describe(bundle.domain, bundle.domain_text)
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    out = Path(args.out).expanduser()
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists", hint="choose another --out, or add --force to overwrite it")
+    atomic_write_bytes(out, text.encode("utf-8"))
+    print(f"wrote {out}: {len(bundle.domain.predicates)} predicates and {len(bundle.domain.actions)} actions, "
+          "every entry under a # REVIEW line")
+    return 0
