@@ -3,7 +3,130 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+GRAMMAR_MODES = {"off": (False,), "on": (True,), "both": (False, True)}
+
+
+def _apply_overrides(spec, args: argparse.Namespace):
+    changes = {}
+    if args.prompts_per_action is not None:
+        changes["prompts_per_action"] = args.prompts_per_action
+    if args.grammar is not None:
+        changes["grammar"] = GRAMMAR_MODES[args.grammar]
+    if args.domains:
+        changes["domains"] = tuple(d.strip() for d in args.domains.split(",") if d.strip())
+    if args.classes:
+        changes["classes"] = tuple(c.strip().lower() for c in args.classes.split(",") if c.strip())
+    if args.name:
+        changes["name"] = args.name
+    return spec.with_overrides(**changes) if changes else spec
+
+
+def cmd_bench_run(args: argparse.Namespace) -> int:
+    from domain_drafter.bench.progress import ProgressPrinter
+    from domain_drafter.bench.runner import run_experiment
+    from domain_drafter.bench.spec import load_spec
+
+    spec = _apply_overrides(load_spec(args.spec), args)
+    out = Path(args.out) if args.out else Path(f"{spec.name}.sqlite")
+    printer = ProgressPrinter(plain=True if args.plain else None)
+    tasks = len(spec.tasks())
+    print(f"bench: {spec.name}: {tasks} tasks ({len(spec.systems())} system(s)) -> {out}", file=sys.stderr)
+    try:
+        summary = run_experiment(spec, out, resume=args.resume, executor=args.executor, workers=args.workers,
+                                 on_progress=printer)
+    finally:
+        printer.close()
+    print(f"results: {summary.path} ({summary.evaluated}/{summary.total} tasks judged; "
+          f"{summary.generated_now} generated and {summary.evaluated_now} judged now)")
+    return 0 if summary.evaluated == summary.total else 1
+
+
+def cmd_bench_import(args: argparse.Namespace) -> int:
+    from domain_drafter.bench.importer import import_answers
+    from domain_drafter.bench.progress import ProgressPrinter
+
+    source = Path(args.answers)
+    out = Path(args.out) if args.out else source.with_suffix(".sqlite")
+    printer = ProgressPrinter(plain=True if args.plain else None)
+    try:
+        summary = import_answers(source, out, k=args.k, time_limit_s=args.time_limit, executor=args.executor,
+                                 workers=args.workers, on_progress=printer)
+    finally:
+        printer.close()
+    for problem in summary.problems:
+        print(f"{source}:{problem.line}: skipped: {problem.message}", file=sys.stderr)
+    print(f"results: {summary.path} ({summary.stored} answers judged, {len(summary.problems)} line(s) skipped)")
+    return 0 if not summary.problems else 1
+
+
+def cmd_bench_report(args: argparse.Namespace) -> int:
+    from domain_drafter.bench.report import write_report
+
+    files = write_report(Path(args.results), Path(args.out), with_paper=args.with_paper, figures=not args.no_figures)
+    for path in files:
+        print(path)
+    return 0
+
+
+def cmd_bench_status(args: argparse.Namespace) -> int:
+    from domain_drafter.bench.status import run_status
+
+    status = run_status(Path(args.results))
+    if args.json:
+        print(json.dumps(status, indent=2))
+        return 0
+    for run in status["runs"]:
+        state = "finished" if run["finished"] else "not finished"
+        print(f"run {run['id']} ({run['kind']}) {run['name']}: {state}; versions "
+              + ", ".join(f"{k} {v}" for k, v in run["versions"].items()))
+    print(f"tasks: {status['total']} ({', '.join(f'{k} {v}' for k, v in sorted(status['by_status'].items()))})")
+    for system, counts in status["by_system"].items():
+        print(f"  {system}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add this module's subcommands to the top-level parser."""
+    bench = sub.add_parser("bench", help="batch benchmarks: run experiments, import answers, write reports")
+    bsub = bench.add_subparsers(dest="bench_command", required=True, metavar="BENCH_COMMAND")
+
+    p = bsub.add_parser("run", help="run (or --resume) an experiment spec into a results file")
+    p.add_argument("spec", help="experiment .toml (see resources/experiments/)")
+    p.add_argument("--out", help="results .sqlite (default: SPEC-NAME.sqlite here)")
+    p.add_argument("--resume", action="store_true", help="continue the experiment already in --out")
+    p.add_argument("--executor", default=None, help="'local' (default) or dask://HOST:PORT")
+    p.add_argument("--workers", type=int, default=None, help="local evaluation processes (default: the spec's)")
+    p.add_argument("--prompts-per-action", type=int, default=None, help="override the spec's prompts per action")
+    p.add_argument("--grammar", choices=sorted(GRAMMAR_MODES), default=None,
+                   help="decoding modes: off, on, or both side by side (default: the spec's)")
+    p.add_argument("--domains", help="comma-separated domains instead of the spec's")
+    p.add_argument("--classes", help="comma-separated description classes instead of the spec's")
+    p.add_argument("--name", help="experiment name instead of the spec's")
+    p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
+    p.set_defaults(func=cmd_bench_run)
+
+    p = bsub.add_parser("import", help="judge answers produced elsewhere (JSONL) into a results file")
+    p.add_argument("answers", help="JSONL, one {domain, action, class, model, output} per line")
+    p.add_argument("--out", help="results .sqlite (default: beside the JSONL)")
+    p.add_argument("--executor", default=None, help="'local' (default) or dask://HOST:PORT")
+    p.add_argument("--workers", type=int, default=1, help="local evaluation processes (default 1)")
+    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
+    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+    p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
+    p.set_defaults(func=cmd_bench_import)
+
+    p = bsub.add_parser("report", help="Table 1 (Markdown, CSV, HTML) and figures (PNG, SVG) from a results file")
+    p.add_argument("results")
+    p.add_argument("--out", required=True, help="folder for the report files")
+    p.add_argument("--with-paper", action="store_true", help="show the paper's Table 1 beside ours")
+    p.add_argument("--no-figures", action="store_true", help="tables only")
+    p.set_defaults(func=cmd_bench_report)
+
+    p = bsub.add_parser("status", help="how far a results file is, per system")
+    p.add_argument("results")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_bench_status)

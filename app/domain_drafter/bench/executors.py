@@ -1,0 +1,53 @@
+"""Where evaluation runs: a local pool of worker processes, or a Dask distributed cluster.
+
+Both are `concurrent.futures.Executor`s, so the runner has one code path. Local workers are
+started with 'spawn': the parent may hold a loaded llama.cpp model and its threads (or Qt),
+which a forked child must not inherit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Iterator
+
+from domain_drafter.core.errors import UsageError
+
+DASK_PREFIX = "dask://"
+
+
+def describe(target: str | None, workers: int) -> str:
+    return target if target and target != "local" else f"local pool of {workers} worker process(es)"
+
+
+@contextlib.contextmanager
+def open_executor(target: str | None, workers: int) -> Iterator[Executor]:
+    """`None`/'local' -> a process pool of `workers`; 'dask://HOST:PORT' -> that Dask scheduler."""
+    if not target or target == "local":
+        if workers < 1:
+            raise UsageError(f"workers must be at least 1, got {workers}")
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return
+    if not target.startswith(DASK_PREFIX):
+        raise UsageError(f"unknown executor '{target}'", hint="use 'local' or dask://HOST:PORT")
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("the Dask executor needs the 'distributed' package",
+                         hint="pip install 'domain-drafter[dask]' (or: pip install 'dask[distributed]')") from None
+    address = "tcp://" + target[len(DASK_PREFIX):]
+    try:
+        client = Client(address, timeout=20)
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}",
+                         hint="start one with `dask scheduler` and workers with `dask worker HOST:PORT` "
+                              "on machines where domain-drafter (with K*) is installed") from None
+    try:
+        yield client.get_executor(pure=False)
+    finally:
+        client.close()

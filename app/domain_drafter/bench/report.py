@@ -1,0 +1,87 @@
+"""Write a results file's report: Table 1 as Markdown, CSV and JSON, the figures, and one HTML page.
+
+The HTML page is self-contained (the table, the runs' versions and the figures as embedded
+PNGs), so it can be mailed or attached as it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+
+from domain_drafter.bench.table import (PAPER_SYSTEMS, PAPER_TABLE, Results, Table, build_table, load_results,
+                                        to_csv, to_json, to_markdown)
+
+__all__ = ["write_report", "load_results"]
+
+
+def write_report(results_path: Path, out: Path, *, with_paper: bool = False, figures: bool = True) -> list[Path]:
+    """Write table1.md / .csv / .json, the figures (PNG and SVG) and report.html into `out`."""
+    results = load_results(results_path)
+    table = build_table(results)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for name, text in (("table1.md", to_markdown(table, with_paper)), ("table1.csv", to_csv(table, with_paper)),
+                       ("table1.json", to_json(table))):
+        (out / name).write_text(text, encoding="utf-8")
+        files.append(out / name)
+    figure_files: list[Path] = []
+    if figures:
+        from domain_drafter.bench.figures import write_figures
+
+        figure_files = write_figures(results, out, table)
+        files += figure_files
+    page = out / "report.html"
+    page.write_text(_html(results_path, results, table, with_paper,
+                          [p for p in figure_files if p.suffix == ".png"]), encoding="utf-8")
+    files.append(page)
+    return files
+
+
+def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: list[Path]) -> str:
+    from domain_drafter.bench.store import ResultsStore
+
+    with ResultsStore(source) as store:
+        runs = store.runs()
+    head = ["class", *table.systems] + ([f"paper {s}" for s in PAPER_SYSTEMS] if with_paper else [])
+    rows = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>",
+            "<tr><td>answers</td>" + "".join(f"<td>{table.totals.get(s, 0)}</td>" for s in table.systems)
+            + ("<td></td>" * len(PAPER_SYSTEMS) if with_paper else "") + "</tr>"]
+    for label in table.labels:
+        cls = ' class="total"' if label in table.class_labels() else ""
+        cells = "".join(f"<td>{table.percent(label, s):.2f} <small>({table.counts.get((label, s), 0)})</small></td>"
+                        for s in table.systems)
+        if with_paper:
+            paper = PAPER_TABLE.get(label)
+            cells += ("".join(f'<td class="paper">{v:.2f}</td>' for v in paper) if paper
+                      else "<td></td>" * len(PAPER_SYSTEMS))
+        rows.append(f"<tr{cls}><td>{html.escape(label)}</td>{cells}</tr>")
+    run_lines = "".join(
+        f"<li>{html.escape(r.kind)} <b>{html.escape(r.name)}</b>: "
+        + html.escape(", ".join(f"{k} {v}" for k, v in r.versions.items()))
+        + f"; {html.escape(str(r.machine.get('platform', '')))}, {r.machine.get('cpus')} CPUs"
+        + ("" if r.finished else " <i>(not finished)</i>") + "</li>" for r in runs)
+    images = "".join(
+        f'<figure><img alt="{html.escape(p.stem)}" src="data:image/png;base64,'
+        f'{base64.b64encode(p.read_bytes()).decode()}"><figcaption>{html.escape(p.stem)}</figcaption></figure>'
+        for p in pngs)
+    pending = f"<p><b>{results.pending} task(s) have no verdict yet.</b></p>" if results.pending else ""
+    paper_note = ("<p>Paper columns: METHOD 8, Table 1 (StarCoder, LLaMA-2 7b/13b/70b and their chat "
+                  "variants).</p>" if with_paper else "")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Domain Drafter benchmark: {html.escape(source.name)}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: right; }}
+td:first-child, th:first-child {{ text-align: left; }} tr.total td {{ font-weight: bold; background: #f4f4f4; }}
+td.paper {{ color: #777; }} small {{ color: #777; }} figure {{ display: inline-block; margin: 1em; }}
+img {{ max-width: 640px; }}
+</style></head><body>
+<h1>Benchmark results: {html.escape(source.name)}</h1>
+<p>Percent of judged answers per class and subclass (count in brackets), in the layout of the paper's Table 1.</p>
+{pending}<table>{''.join(rows)}</table>{paper_note}
+<h2>Runs</h2><ul>{run_lines}</ul>
+<h2>Figures</h2>{images}
+</body></html>
+"""

@@ -1,0 +1,272 @@
+"""Run an experiment: generate with each model in this process, judge answers in worker processes.
+
+Each model is loaded once and its pending tasks are generated in a row. Every answer is
+committed to the results file as soon as it exists, then handed to the executor; verdicts are
+stored as they come back. Identical answers to the same action are judged once per run (the
+run's verdict memo; the workers' Evaluator adds its on-disk verdict cache on top). A resumed run
+first judges the stored answers that have no verdict yet, then generates only what is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
+from domain_drafter.bench.store import ResultsStore
+from domain_drafter.bench.worker import EvaluationJob, evaluate_job
+from domain_drafter.core.errors import UsageError
+from domain_drafter.core.tasks import Cancelled, TaskState
+
+CLASS_NAMES = ("Syntax error", "Semantic error", "Different domain", "Equivalent")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a run stands; `counts` are evaluated answers per class (plus 'error')."""
+
+    total: int
+    generated: int
+    evaluated: int
+    counts: dict = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    message: str = ""
+    started_evaluated: int = 0   # evaluated before this session started (resume)
+
+    @property
+    def eta_s(self) -> float | None:
+        done_now = self.evaluated - self.started_evaluated
+        if done_now <= 0 or self.elapsed_s <= 0:
+            return None
+        return (self.total - self.evaluated) * self.elapsed_s / done_now
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    path: Path
+    run_id: int
+    total: int
+    evaluated: int
+    generated_now: int
+    evaluated_now: int
+    cancelled: bool
+    counts: dict
+
+
+def open_backend(model: ModelSpec, spec: ExperimentSpec):
+    """The model's backend: llama.cpp in this process, or an OpenAI-compatible server."""
+    if model.endpoint:
+        from domain_drafter.llm.http import OpenAICompletionsBackend
+
+        key = os.environ.get(model.api_key_env) if model.api_key_env else None
+        return OpenAICompletionsBackend(model.endpoint, api_key=key)
+    from domain_drafter.llm.llama import LlamaCppBackend
+    from domain_drafter.llm.models import resolve_model
+
+    return LlamaCppBackend(resolve_model(str(model.model)), n_ctx=spec.n_ctx, n_threads=spec.threads,
+                           reuse_prompt_cache=spec.reuse_prompt_cache)
+
+
+def prepare_store(spec: ExperimentSpec, out: str | Path, resume: bool) -> tuple[ResultsStore, int]:
+    """Open the results file and make sure every task of `spec` has its row (pending if new)."""
+    store = ResultsStore(out)
+    try:
+        existing = store.run_for(spec.fingerprint)
+        if existing is not None and not resume:
+            raise UsageError(f"{out} already holds this experiment ({store.count('evaluated')} of "
+                             f"{store.count()} tasks done)", hint="add --resume to continue it, or give a new --out")
+        if existing is None and store.count():
+            raise UsageError(f"{out} already holds results of another experiment or an import",
+                             hint="give a new --out file (a spec that changed is a new experiment)")
+        run_id = existing.id if existing else store.start_run(spec.name, "run", spec.to_dict(), spec.fingerprint)
+        store.add_tasks(run_id, spec.tasks())
+        return store, run_id
+    except BaseException:
+        store.close()
+        raise
+
+
+class EvaluationQueue:
+    """Hands answers to the executor, shares one verdict among identical answers, stores verdicts."""
+
+    def __init__(self, store: ResultsStore, executor: Executor, k: int, time_limit_s: float, on_stored: Callable):
+        self.store, self.executor, self.on_stored = store, executor, on_stored
+        self.k, self.time_limit_s = k, time_limit_s
+        self.inflight: dict[tuple, tuple[Future, list[str]]] = {}
+        self.memo: dict[tuple, dict] = {}
+        for row in store.rows("evaluated"):
+            if row["result"] and not row["error"]:
+                self.memo.setdefault((row["domain"], row["action"], row["answer"]), _json(row["result"]))
+
+    def submit(self, key: str, domain: str, action: str, answer: str) -> None:
+        ident = (domain, action, answer)
+        if ident in self.memo:
+            self.store_result(key, dict(self.memo[ident], cached=True))
+            return
+        if ident in self.inflight:
+            self.inflight[ident][1].append(key)
+            return
+        job = EvaluationJob(domain, action, answer, self.k, self.time_limit_s)
+        self.inflight[ident] = (self.executor.submit(evaluate_job, job), [key])
+
+    def harvest(self, timeout: float | None = 0.0) -> None:
+        """Store the verdicts that are ready (waiting up to `timeout` for at least one)."""
+        if not self.inflight:
+            return
+        futures = {f: ident for ident, (f, _) in self.inflight.items()}
+        done, _ = wait(list(futures), timeout=timeout, return_when=FIRST_COMPLETED)
+        for future in done:
+            ident = futures[future]
+            _, keys = self.inflight.pop(ident)
+            result = future.result()
+            if not result.get("error"):
+                self.memo[ident] = result
+            for i, key in enumerate(keys):
+                self.store_result(key, result if i == 0 else dict(result, cached=True))
+
+    def drain(self, task: TaskState | None) -> None:
+        while self.inflight:
+            if task is not None and task.cancelled:
+                for future, _ in self.inflight.values():
+                    future.cancel()
+                self.harvest(0.0)
+                return
+            self.harvest(0.5)
+
+    def store_result(self, key: str, result: dict) -> None:
+        self.store.store_evaluation(key, result)
+        self.on_stored(result)
+
+
+def _json(text: str) -> dict:
+    import json
+
+    return json.loads(text)
+
+
+def run_experiment(spec: ExperimentSpec, out: str | Path, *, resume: bool = False, executor: str | None = None,
+                   workers: int | None = None, task: TaskState | None = None,
+                   on_progress: Callable[[Progress], None] | None = None) -> RunSummary:
+    """Run (or continue) `spec` into the results file `out`; returns what was done. Cancel via `task`."""
+    from domain_drafter.bench.executors import open_executor
+
+    store, run_id = prepare_store(spec, out, resume)
+    t0 = time.perf_counter()
+    with store:
+        total = store.count()
+        counts = _class_counts(store)
+        state = {"generated": total - store.count("pending"), "evaluated": store.count("evaluated"),
+                 "generated_now": 0, "evaluated_now": 0}
+        started_evaluated = state["evaluated"]
+
+        def report(message: str = "") -> None:
+            if on_progress is not None:
+                on_progress(Progress(total, state["generated"], state["evaluated"], dict(counts),
+                                     time.perf_counter() - t0, message, started_evaluated))
+
+        def on_stored(result: dict) -> None:
+            cls = result.get("class") or "error"
+            counts[cls] = counts.get(cls, 0) + 1
+            state["evaluated"] += 1
+            state["evaluated_now"] += 1
+            report()
+
+        cancelled = False
+        report("starting")
+        with open_executor(executor, workers or spec.workers) as pool:
+            evaluations = EvaluationQueue(store, pool, spec.k, spec.time_limit_s, on_stored)
+            for row in store.tasks_with_status("generated"):
+                evaluations.submit(row["key"], row["domain"], row["action"], row["answer"] or "")
+            try:
+                for model in spec.models:
+                    pending = [r for r in store.tasks_with_status("pending") if r["model"] == model.name]
+                    if not pending:
+                        continue
+                    report(f"loading {model.name}")
+                    _generate_model(spec, model, pending, store, evaluations, state, report, task)
+                report("judging the last answers")
+                evaluations.drain(task)
+            except Cancelled:
+                cancelled = True
+                evaluations.drain(task)
+            cancelled = cancelled or bool(task and task.cancelled)
+        if not cancelled and store.count("evaluated") == total:
+            store.finish_run(run_id)
+        report("stopped" if cancelled else "finished")
+        return RunSummary(Path(out), run_id, total, store.count("evaluated"), state["generated_now"],
+                          state["evaluated_now"], cancelled, dict(counts))
+
+
+def _class_counts(store: ResultsStore) -> dict[str, int]:
+    rows = store.db.execute("SELECT COALESCE(class, 'error'), COUNT(*) FROM tasks WHERE status = 'evaluated' "
+                            "GROUP BY 1").fetchall()
+    return {r[0]: r[1] for r in rows}
+
+
+def _generate_model(spec, model, pending, store, evaluations, state, report, task) -> None:
+    from domain_drafter.core.bundle import load_bundle, load_bundled
+    from domain_drafter.core.descriptions import DescriptionClass
+    from domain_drafter.core.prompt import build_prompt, load_template
+    from domain_drafter.drafting.loop import DraftOptions, Feedback, draft_action
+    from domain_drafter.llm.backend import DecodingOptions
+    from domain_drafter.llm.grammar import ActionGrammar
+
+    template = load_template()
+    bundles = {name: load_bundle(name) for name in {r["domain"] for r in pending}}
+    pool = list({b.name: b for b in [*load_bundled(), *bundles.values()]}.values())
+    grammars: dict[tuple[str, str], str] = {}
+    local_evaluator = None
+    with open_backend(model, spec) as backend:
+        try:
+            for row in pending:
+                if task is not None:
+                    task.check_cancelled()
+                bundle = bundles[row["domain"]]
+                cls = DescriptionClass.parse(row["description_class"])
+                decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
+                if spec.retries > 0:
+                    # Corrective rounds need each verdict before the next prompt: judge here.
+                    if local_evaluator is None:
+                        from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+                        local_evaluator = Evaluator(EvaluationOptions(k=spec.k, time_limit_s=spec.time_limit_s))
+                    options = DraftOptions(description_class=cls, seed=row["seed"], examples=spec.examples,
+                                           decoding=decoding, grammar=bool(row["grammar"]), retries=spec.retries,
+                                           feedback=Feedback(spec.feedback))
+                    draft = draft_action(bundle, row["action"], backend, local_evaluator, pool, options,
+                                         template=template, task=task)
+                    final = draft.rounds[-1]
+                    store.store_generation(row["key"], final.generation.text, _prompt_record(draft.prompt),
+                                           {"rounds": [r.to_dict() for r in draft.rounds]})
+                    state["generated"] += 1
+                    state["generated_now"] += 1
+                    evaluations.store_result(row["key"], final.evaluation.to_dict())
+                    continue
+                prompt = build_prompt(bundle, row["action"], pool, cls, row["seed"], spec.examples, template)
+                if row["grammar"]:
+                    ident = (bundle.name, row["action"])
+                    if ident not in grammars:
+                        grammars[ident] = ActionGrammar(bundle.domain, row["action"], lock_signature=True).to_gbnf()
+                    decoding = replace(decoding, grammar=grammars[ident])
+                generation = backend.generate(prompt.text, decoding, task=task)
+                if generation.stats.stop_reason == "cancelled":
+                    raise Cancelled()
+                store.store_generation(row["key"], generation.text, _prompt_record(prompt),
+                                       {"backend": backend.name, "stats": generation.stats.__dict__})
+                state["generated"] += 1
+                state["generated_now"] += 1
+                evaluations.submit(row["key"], row["domain"], row["action"], generation.text)
+                evaluations.harvest(0.0)
+                report(f"{model.name}: {row['domain']}/{row['action']}")
+        finally:
+            if local_evaluator is not None:
+                local_evaluator.close()
+
+
+def _prompt_record(prompt) -> dict:
+    data = prompt.to_dict()
+    data.pop("text", None)   # rebuilt exactly from the seed; keeps the file small
+    return data

@@ -1,0 +1,212 @@
+"""Experiment specs (TOML) and the tasks they stand for, materialised up front.
+
+A spec names models (registry names, GGUF paths or OpenAI-compatible endpoints), domains,
+description classes, prompts per action, and the planner and decoding settings. `tasks()`
+expands it into one `BenchTask` per (system, domain, action, class, seed), in a fixed order,
+so a run's size is known before it starts and the same spec always means the same tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.core.errors import DomainError, DrafterError, UsageError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+_MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env"}
+_RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", "first_seed", "examples", "k",
+             "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
+             "reuse_prompt_cache", "models"}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model: a registry name or GGUF path (`model`), or an OpenAI-compatible `endpoint`."""
+
+    name: str
+    model: str | None = None
+    endpoint: str | None = None
+    size_b: float | None = None        # parameters in billions, for the "class shares vs size" figure
+    api_key_env: str | None = None     # environment variable holding the endpoint's key (never the key)
+
+    @property
+    def source(self) -> str:
+        return self.endpoint if self.endpoint else str(self.model)
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """What to run. `grammar` lists decoding modes; each (model, mode) pair is one column ("system")."""
+
+    name: str
+    models: tuple[ModelSpec, ...]
+    domains: tuple[str, ...] = ("all",)
+    classes: tuple[str, ...] = ("base",)
+    prompts_per_action: int = 1
+    first_seed: int = 0
+    examples: int = 3
+    k: int = 100
+    time_limit_s: float = 30.0
+    grammar: tuple[bool, ...] = (False,)
+    retries: int = 0
+    feedback: str = "checks"
+    workers: int = 1
+    max_tokens: int = 300
+    n_ctx: int = 4096
+    threads: int | None = None
+    reuse_prompt_cache: bool = True
+    description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["models"] = [{k: v for k, v in asdict(m).items() if v is not None} for m in self.models]
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in data.items() if v is not None}
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever the set of tasks or how they are judged changes (workers, threads do not count)."""
+        data = self.to_dict()
+        for key in ("workers", "threads", "description"):
+            data.pop(key, None)
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def domain_names(self) -> list[str]:
+        from domain_drafter.core.bundle import bundled_names
+
+        if list(self.domains) == ["all"]:
+            return bundled_names()
+        return list(self.domains)
+
+    def systems(self) -> list[tuple[ModelSpec, bool]]:
+        return [(m, g) for m in self.models for g in self.grammar]
+
+    def tasks(self) -> list["BenchTask"]:
+        """Every task of the run, in generation order.
+
+        A model's tasks come in a row (it is loaded once). Within a model, seeds are the outer loop
+        and decoding modes the inner one: a run stopped early covers every action evenly, and the
+        grammar variant of a prompt follows its free variant, reusing the model's prompt cache.
+        """
+        from domain_drafter.core.bundle import load_bundle
+
+        names = self.domain_names()
+        bundles = [load_bundle(d) for d in names]
+        out = []
+        for model in self.models:
+            for seed in range(self.first_seed, self.first_seed + self.prompts_per_action):
+                for cls in self.classes:
+                    for spec_name, bundle in zip(names, bundles):
+                        for action in bundle.action_names:
+                            for grammar in self.grammar:
+                                out.append(BenchTask(system_name(model.name, grammar), model.name, grammar,
+                                                     spec_name, action, cls, seed))
+        return out
+
+    def with_overrides(self, **changes: Any) -> "ExperimentSpec":
+        return replace(self, **changes)
+
+
+def system_name(model: str, grammar: bool) -> str:
+    """The column a (model, decoding mode) pair gets in the tables."""
+    return f"{model} +grammar" if grammar else model
+
+
+@dataclass(frozen=True)
+class BenchTask:
+    """One prompt to one system; `key` is unique within a results file."""
+
+    system: str
+    model: str
+    grammar: bool
+    domain: str
+    action: str
+    description_class: str
+    seed: int
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def key(self) -> str:
+        return "|".join([self.system, self.domain, self.action, self.description_class, str(self.seed)])
+
+
+def load_spec(path: str | Path) -> ExperimentSpec:
+    """Read and check an experiment TOML; DomainError naming the file and the bad key otherwise."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the experiment spec: {exc.strerror}", where=path) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DomainError(f"the experiment spec is not valid TOML: {exc}", where=path) from None
+    return spec_from_dict(data, where=path)
+
+
+def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> ExperimentSpec:
+    def fail(what: str, hint: str | None = None) -> None:
+        raise DomainError(what, where=where, hint=hint)
+
+    unknown = set(data) - _RUN_KEYS
+    if unknown:
+        fail("unknown key(s) " + ", ".join(sorted(unknown)), "valid keys: " + ", ".join(sorted(_RUN_KEYS)))
+    models_raw = data.get("models")
+    if not isinstance(models_raw, list) or not models_raw:
+        fail("the spec needs at least one [[models]] table", 'add [[models]] name = "gemma" model = "default"')
+    models = []
+    for i, raw in enumerate(models_raw, start=1):
+        if not isinstance(raw, dict):
+            fail(f"models entry {i} is not a table")
+        bad = set(raw) - _MODEL_KEYS
+        if bad:
+            fail(f"models entry {i}: unknown key(s) " + ", ".join(sorted(bad)),
+                 "valid keys: " + ", ".join(sorted(_MODEL_KEYS)))
+        if bool(raw.get("model")) == bool(raw.get("endpoint")):
+            fail(f"models entry {i} needs exactly one of 'model' (registry name or GGUF path) or 'endpoint' (URL)")
+        name = str(raw.get("name") or Path(str(raw.get("model") or raw.get("endpoint"))).stem)
+        models.append(ModelSpec(name, raw.get("model"), raw.get("endpoint"), raw.get("size_b"),
+                                raw.get("api_key_env")))
+    names = [m.name for m in models]
+    if len(set(names)) != len(names):
+        fail("two models share a name: " + ", ".join(sorted({n for n in names if names.count(n) > 1})))
+
+    def listed(key: str, default: tuple) -> tuple:
+        value = data.get(key, default)
+        return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+    classes = listed("classes", ("base",))
+    for cls in classes:
+        try:
+            DescriptionClass.parse(str(cls))
+        except DrafterError:
+            fail(f"unknown description class '{cls}'", "use base, flipped or random")
+    fields = dict(
+        name=str(data.get("name") or (Path(where).stem if where else "experiment")),
+        description=str(data.get("description", "")),
+        models=tuple(models), domains=tuple(str(d) for d in listed("domains", ("all",))),
+        classes=tuple(str(c).lower() for c in classes), grammar=tuple(bool(g) for g in listed("grammar", (False,))),
+    )
+    for key, kind in (("prompts_per_action", int), ("first_seed", int), ("examples", int), ("k", int),
+                      ("time_limit_s", float), ("retries", int), ("workers", int), ("max_tokens", int),
+                      ("n_ctx", int), ("threads", int), ("reuse_prompt_cache", bool), ("feedback", str)):
+        if key in data:
+            value = data[key]
+            if kind is float and isinstance(value, int):
+                value = float(value)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                fail(f"'{key}' must be {kind.__name__}, not {value!r}")
+            fields[key] = value
+    if fields.get("prompts_per_action", 1) < 1 or fields.get("workers", 1) < 1:
+        fail("prompts_per_action and workers must be at least 1")
+    if fields.get("feedback", "checks") not in ("checks", "plans"):
+        fail("feedback must be 'checks' or 'plans'")
+    return ExperimentSpec(**fields)

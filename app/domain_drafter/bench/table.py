@@ -1,0 +1,174 @@
+"""The paper's Table 1 from a results file: percent of answers per class and subclass, per system.
+
+A "system" is one column: a model with one decoding mode (or an imported model). Percentages
+are of the answers judged so far; the class rows and an "Evaluation error" row (planner
+failures, if any) add up to 100 in every column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from domain_drafter.bench.store import ResultsStore
+from domain_drafter.core.errors import UsageError
+
+# (label, class or subclass value, is a class total)
+LAYOUT: tuple[tuple[str, str, bool], ...] = (
+    ("Syntax total", "Syntax error", True), ("NoPDDL", "NoPDDL", False), ("PError", "PError", False),
+    ("UToken", "UToken", False),
+    ("Semantic total", "Semantic error", True), ("PAError", "PAError", False), ("NError", "NError", False),
+    ("TError", "TError", False), ("BPError", "BPError", False),
+    ("Different total", "Different domain", True), ("NoPlan", "NoPlan", False), ("NPApp", "NPApp", False),
+    ("OPApp", "OPApp", False),
+    ("Equivalent", "Equivalent", True),
+)
+ERROR_LABEL = "Evaluation error"
+
+# METHOD 8: the paper's Table 1 (percent of answers), columns in the paper's order.
+PAPER_SYSTEMS = ("SC", "7b", "7b-C", "13b", "13b-C", "70b", "70b-C")
+PAPER_TABLE: dict[str, tuple[float, ...]] = {
+    "Syntax total": (2.34, 16.25, 21.09, 0.78, 27.03, 0.31, 10.16),
+    "NoPDDL": (0.00, 0.16, 0.00, 0.00, 0.00, 0.00, 0.16),
+    "PError": (0.00, 0.00, 0.78, 0.00, 0.00, 0.00, 0.00),
+    "UToken": (2.34, 16.09, 20.31, 0.78, 27.03, 0.31, 10.00),
+    "Semantic total": (18.28, 20.62, 34.38, 17.19, 21.88, 5.62, 12.03),
+    "PAError": (16.56, 16.56, 21.56, 11.41, 15.16, 4.22, 10.78),
+    "NError": (0.00, 0.47, 0.62, 0.00, 0.62, 0.00, 0.00),
+    "TError": (1.72, 3.59, 12.03, 5.62, 6.09, 1.41, 1.25),
+    "BPError": (0.00, 0.00, 0.16, 0.16, 0.00, 0.00, 0.00),
+    "Different total": (67.03, 57.97, 39.06, 74.38, 43.12, 69.22, 56.56),
+    "NoPlan": (51.41, 47.34, 23.59, 58.59, 26.25, 43.59, 39.22),
+    "NPApp": (6.41, 7.34, 10.47, 7.66, 10.78, 12.03, 11.09),
+    "OPApp": (9.22, 3.28, 5.00, 8.12, 6.09, 13.59, 6.25),
+    "Equivalent": (12.34, 5.16, 5.47, 7.66, 7.97, 24.84, 21.25),
+}
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """What the reports need of one judged task."""
+
+    system: str
+    model: str
+    grammar: bool
+    domain: str
+    action: str
+    description_class: str
+    seed: int
+    result_class: str | None
+    subclass: str | None
+    are_total: int | None
+
+
+@dataclass(frozen=True)
+class Results:
+    rows: tuple[ResultRow, ...]
+    systems: tuple[str, ...]           # in the order the run made them
+    sizes: dict                        # system -> model size in billions of parameters, where known
+    pending: int                       # tasks without a verdict yet
+
+
+def load_results(path: str | Path) -> Results:
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"no such results file: {path}")
+    with ResultsStore(path) as store:
+        rows = tuple(ResultRow(r["system"], r["model"], bool(r["grammar"]), r["domain"], r["action"],
+                               r["description_class"], r["seed"], r["class"], r["subclass"], r["are_total"])
+                     for r in store.rows("evaluated"))
+        systems = tuple(r[0] for r in store.db.execute("SELECT system FROM tasks GROUP BY system ORDER BY MIN(ord)"))
+        model_sizes: dict[str, float] = {}
+        for run in store.runs():
+            for m in run.spec.get("models", []):
+                if m.get("size_b") is not None:
+                    model_sizes[m["name"]] = float(m["size_b"])
+        system_model = dict(store.db.execute("SELECT system, model FROM tasks GROUP BY system").fetchall())
+        pending = store.count() - store.count("evaluated")
+    sizes = {s: model_sizes[m] for s, m in system_model.items() if m in model_sizes}
+    return Results(rows, systems, sizes, pending)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Counts per (row label, system) and answers per system."""
+
+    systems: tuple[str, ...]
+    totals: dict
+    counts: dict          # (label, system) -> count
+    labels: tuple[str, ...]
+
+    def percent(self, label: str, system: str) -> float:
+        n = self.totals.get(system, 0)
+        return 100.0 * self.counts.get((label, system), 0) / n if n else 0.0
+
+    def class_labels(self) -> list[str]:
+        """The rows that partition the answers (class totals, plus errors if any)."""
+        return [label for label, _, total in LAYOUT if total] + ([ERROR_LABEL] if ERROR_LABEL in self.labels else [])
+
+
+def build_table(results: Results) -> Table:
+    counts: dict[tuple[str, str], int] = {}
+    totals = {s: 0 for s in results.systems}
+    has_error = False
+    for row in results.rows:
+        totals[row.system] = totals.get(row.system, 0) + 1
+        if row.subclass is None:
+            has_error = True
+            counts[(ERROR_LABEL, row.system)] = counts.get((ERROR_LABEL, row.system), 0) + 1
+            continue
+        for label, value, _ in LAYOUT:
+            if value in (row.result_class, row.subclass):
+                counts[(label, row.system)] = counts.get((label, row.system), 0) + 1
+    labels = tuple(label for label, _, _ in LAYOUT) + ((ERROR_LABEL,) if has_error else ())
+    return Table(results.systems, totals, counts, labels)
+
+
+def _header(table: Table, with_paper: bool) -> list[str]:
+    return ["class"] + list(table.systems) + ([f"paper {s}" for s in PAPER_SYSTEMS] if with_paper else [])
+
+
+def to_markdown(table: Table, with_paper: bool = False) -> str:
+    header = _header(table, with_paper)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+             "| answers | " + " | ".join(str(table.totals.get(s, 0)) for s in table.systems)
+             + (" | " + " | ".join("" for _ in PAPER_SYSTEMS) if with_paper else "") + " |"]
+    for label in table.labels:
+        name = f"**{label}**" if label in table.class_labels() else label
+        cells = [f"{table.percent(label, s):.2f} ({table.counts.get((label, s), 0)})" for s in table.systems]
+        if with_paper:
+            paper = PAPER_TABLE.get(label)
+            cells += [f"{v:.2f}" for v in paper] if paper else [""] * len(PAPER_SYSTEMS)
+        lines.append("| " + " | ".join([name] + cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: Table, with_paper: bool = False) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    header = ["class"]
+    for s in table.systems:
+        header += [f"{s} %", f"{s} n"]
+    if with_paper:
+        header += [f"paper {s} %" for s in PAPER_SYSTEMS]
+    writer.writerow(header)
+    writer.writerow(["answers"] + [x for s in table.systems for x in ("100.00", table.totals.get(s, 0))]
+                    + ([""] * len(PAPER_SYSTEMS) if with_paper else []))
+    for label in table.labels:
+        row = [label]
+        for s in table.systems:
+            row += [f"{table.percent(label, s):.2f}", table.counts.get((label, s), 0)]
+        if with_paper:
+            row += [f"{v:.2f}" for v in PAPER_TABLE[label]] if label in PAPER_TABLE else [""] * len(PAPER_SYSTEMS)
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def to_json(table: Table) -> str:
+    return json.dumps({"systems": list(table.systems), "answers": table.totals,
+                       "rows": {label: {s: {"percent": round(table.percent(label, s), 2),
+                                            "count": table.counts.get((label, s), 0)} for s in table.systems}
+                                for label in table.labels}}, indent=2)

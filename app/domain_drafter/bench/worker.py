@@ -1,0 +1,66 @@
+"""The evaluation job that worker processes run: one answer in, its verdict as a plain dict out.
+
+The same function runs in a local process pool and on Dask workers, so everything it takes
+and returns pickles as plain data. Each process keeps one Evaluator (planner, reference-plan
+cache, verdict cache) and the domains it has loaded, for as long as it lives.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+_evaluators: dict[tuple, Any] = {}
+_bundles: dict[str, Any] = {}
+
+
+@dataclass(frozen=True)
+class EvaluationJob:
+    """What a worker needs to judge one answer."""
+
+    domain: str          # a bundled name or a folder path (must exist on the worker too)
+    action: str
+    answer: str
+    k: int = 100
+    time_limit_s: float = 30.0
+
+
+def _bundle(spec: str):
+    from domain_drafter.core.bundle import load_bundle
+
+    bundle = _bundles.get(spec)
+    if bundle is None:
+        bundle = _bundles[spec] = load_bundle(spec)
+    return bundle
+
+
+def _evaluator(k: int, time_limit_s: float):
+    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+    key = (k, time_limit_s, os.environ.get("DOMAIN_DRAFTER_CACHE"))
+    evaluator = _evaluators.get(key)
+    if evaluator is None:
+        evaluator = _evaluators[key] = Evaluator(EvaluationOptions(k=k, time_limit_s=time_limit_s))
+    return evaluator
+
+
+def evaluate_job(job: EvaluationJob) -> dict[str, Any]:
+    """Judge one answer; never raises for a bad answer or a planner failure (they become the verdict)."""
+    from domain_drafter.core.errors import DrafterError
+
+    try:
+        result = _evaluator(job.k, job.time_limit_s).evaluate(_bundle(job.domain), job.action, job.answer)
+    except DrafterError as err:
+        return {"domain": job.domain, "action": job.action, "class": None, "subclass": None,
+                "message": err.what, "error": err.message, "answer": job.answer, "findings": [], "timings": {}}
+    data = result.to_dict()
+    data["worker_pid"] = os.getpid()
+    return data
+
+
+def warm_up() -> int:
+    """Import the engine in a fresh worker before the first job; returns its pid."""
+    import domain_drafter.planning.evaluate  # noqa: F401
+
+    return os.getpid()

@@ -1,0 +1,70 @@
+"""The whole benchmark on the tiny real model: all 9 domains, 3 description classes, 2 prompts per
+action (192 tasks), judged by K* in 2 worker processes, then the report files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from conftest import write_spec
+
+from domain_drafter.bench.table import LAYOUT
+from domain_drafter.cli import main
+
+FIGURES = ("fig-class-shares", "fig-different-subclasses", "fig-classes-vs-size", "fig-description-classes",
+           "fig-are-histogram")
+
+
+def test_192_task_run_reports_tables_and_figures_that_match_the_database(tmp_path, tiny_model, private_cache,
+                                                                          capsys):
+    spec = write_spec(tmp_path / "e2e.toml", tiny_model, classes='["base", "flipped", "random"]', prompts=2,
+                      workers=2)
+    out = tmp_path / "e2e.sqlite"
+    assert main(["bench", "run", str(spec), "--out", str(out), "--plain"]) == 0
+    captured = capsys.readouterr()
+    assert f"results: {out} (192/192 tasks judged" in captured.out
+    assert "[bench] 192/192 judged" in captured.err   # plain progress lines when not on a terminal
+
+    db = sqlite3.connect(out)
+    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM tasks").fetchone() == (192, 192)
+    assert db.execute("SELECT DISTINCT status FROM tasks").fetchall() == [("evaluated",)]
+    assert db.execute("SELECT COUNT(DISTINCT domain), COUNT(DISTINCT description_class) FROM tasks").fetchone() == (9, 3)
+    assert db.execute("SELECT COUNT(*) FROM tasks WHERE answer IS NULL OR prompt IS NULL OR result IS NULL").fetchone() == (0,)
+    run = db.execute("SELECT versions, machine, finished FROM runs").fetchone()
+    assert "kstar" in json.loads(run[0]) and "llama.cpp" in json.loads(run[0]) and json.loads(run[1])["cpus"]
+    assert run[2] is not None
+
+    report = tmp_path / "report"
+    assert main(["bench", "report", str(out), "--out", str(report), "--with-paper"]) == 0
+    assert str(report / "report.html") in capsys.readouterr().out
+    for name in ["table1.md", "table1.csv", "table1.json", "report.html"] + [f"{f}.{e}" for f in FIGURES
+                                                                             for e in ("png", "svg")]:
+        assert (report / name).is_file() and (report / name).stat().st_size > 0, name
+    assert (report / "fig-class-shares.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    table = json.loads((report / "table1.json").read_text())
+    assert table["answers"] == {"tiny": 192}
+    class_rows = [label for label, _, total in LAYOUT if total] + (["Evaluation error"] if "Evaluation error"
+                                                                   in table["rows"] else [])
+    assert abs(sum(table["rows"][label]["tiny"]["percent"] for label in class_rows) - 100.0) < 0.05
+    assert sum(table["rows"][label]["tiny"]["count"] for label in class_rows) == 192
+    for label, value, total in LAYOUT:
+        column = "class" if total else "subclass"
+        count = db.execute(f"SELECT COUNT(*) FROM tasks WHERE {column} = ?", (value,)).fetchone()[0]
+        assert table["rows"][label]["tiny"]["count"] == count, label
+
+    markdown = (report / "table1.md").read_text()
+    assert "| paper SC |" in markdown and "| 12.34 |" in markdown   # the paper's Equivalent for StarCoder
+    page = (report / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == len(FIGURES) and "http" not in page.split("<body>")[1]
+
+    assert main(["bench", "status", str(out), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["total"] == 192 and status["by_status"] == {"evaluated": 192}
+    assert sum(status["by_system"]["tiny"].values()) == 192
+
+    # The same experiment again without --resume is refused; with --resume there is nothing left to do.
+    assert main(["bench", "run", str(spec), "--out", str(out), "--plain"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["bench", "run", str(spec), "--out", str(out), "--resume", "--plain"]) == 0
+    assert "0 generated and 0 judged now" in capsys.readouterr().out
