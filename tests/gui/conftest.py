@@ -25,7 +25,7 @@ def _offscreen_laptop_screen() -> None:
         return
     folder = Path(tempfile.mkdtemp(prefix="drafter-screen-"))
     config = folder / "screen.json"
-    config.write_text(json.dumps({"screens": [{"name": "Laptop", "x": 0, "y": 0, "width": SCREEN_WIDTH,
+    config.write_text(json.dumps({"windowFrameMargins": False, "screens": [{"name": "Laptop", "x": 0, "y": 0, "width": SCREEN_WIDTH,
                                                 "height": SCREEN_HEIGHT, "logicalDpi": 96, "logicalBpi": 96,
                                                 "dpr": 1}]}), encoding="utf-8")
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"

@@ -112,8 +112,8 @@ LIGHT = Scheme(
 
 DARK = Scheme(
     name="dark", dark=True,
-    window="#25262b", base="#1b1c20", alternate_base="#222328", text="#e6e6e9", muted_text="#a3a7ae",
-    button="#33353b", highlight="#3d6fc4", highlighted_text="#ffffff", link="#8ab4f8",
+    window="#1e1f23", base="#2a2c31", alternate_base="#303238", text="#e6e6e9", muted_text="#a9adb4",
+    button="#3a3c43", highlight="#3d6fc4", highlighted_text="#ffffff", link="#8ab4f8",
     badges={
         ResultClass.SYNTAX_ERROR: BadgeStyle("#ef5350", "#000000"),
         ResultClass.SEMANTIC_ERROR: BadgeStyle("#ffa040", "#000000"),
@@ -128,12 +128,12 @@ DARK = Scheme(
         ResultClass.EQUIVALENT: "#a5d6a7",
     },
     error_text="#ff8a80", error_underline="#ff6e6e",
-    missing_line="#5a2a2e", extra_line="#4d4214", failing_row="#5e2a30", current_line="#26282e",
-    line_number="#8f949c", gutter="#222328",
+    missing_line="#5a2a2e", extra_line="#4d4214", failing_row="#5e2a30", current_line="#32343a",
+    line_number="#989da5", gutter="#25272b",
     tokens={
         "keyword": ("#82aaff", True, False), "pseudo": ("#82aaff", False, False), "type": ("#5ed3c9", False, False),
         "builtin": ("#d49cf5", True, False), "function": ("#7fd4e8", False, False),
-        "variable": ("#f0a070", False, False), "comment": ("#9097a0", False, True),
+        "variable": ("#f0a070", False, False), "comment": ("#a3a9b2", False, True),
         "number": ("#9cb6ff", False, False), "operator": ("#b8bcc4", False, False),
     },
 )

@@ -79,7 +79,7 @@ class ResultPanel(QWidget):
         super().__init__(parent)
         self.badge = ClassBadge()
         self.badge.clicked.connect(self.explain_requested)
-        self.explain_link = QLabel('<a href="classes">What does it mean?</a>')
+        self.explain_link = QLabel()
         self.explain_link.setObjectName("explainLink")
         self.explain_link.linkActivated.connect(lambda _href: self.explain_requested.emit(self.badge.result_class))
         self.message = QLabel()
@@ -110,7 +110,8 @@ class ResultPanel(QWidget):
         cx_layout.addWidget(self.plan_title)
         cx_layout.addWidget(self.plan_view, 1)
         cx_layout.addWidget(self.plan_reason)
-        cx_layout.addWidget(self.no_counterexample, 1)
+        cx_layout.addWidget(self.no_counterexample)
+        cx_layout.addStretch(0)   # takes what the plan (capped at its own height) leaves
 
         # ARE
         self.are_model = AreTableModel(parent=self)
@@ -151,6 +152,12 @@ class ResultPanel(QWidget):
         are_layout.addWidget(self.are_table)
         are_layout.addLayout(panes, 1)
 
+        self.hint = QLabel("Generate an action (Ctrl+G), or type one in the answer editor and press Evaluate "
+                           "(Ctrl+Enter). The verdict, a counterexample plan and the difference from the "
+                           "reference action appear here.")
+        self.hint.setObjectName("resultHint")
+        self.hint.setWordWrap(True)
+        self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("resultTabs")
         self.tabs.setDocumentMode(True)
@@ -168,8 +175,10 @@ class ResultPanel(QWidget):
         layout.addLayout(badge_row)
         layout.addWidget(self.message)
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.hint, 1)
         self.result: EvaluationResult | None = None
         self._reference: ActionSchema | None = None
+        self._set_link()
         self.clear()
 
     # --- states ----------------------------------------------------------------------------
@@ -182,9 +191,12 @@ class ResultPanel(QWidget):
         self.are_model.set_report(None)
         self.are_total.setText("")
         self.are_table.hide()
-        self.reference_view.setPlainText("")
-        self.generated_view.setPlainText("")
+        for view in (self.reference_view, self.generated_view):
+            view.setPlainText("")
+            view.clear_marks()
         self.are_box.setEnabled(False)
+        self.tabs.hide()
+        self.hint.show()
         self.tabs.setTabText(DIFF_TAB, "Diff (ARE)")
 
     def show_note(self, note: str) -> None:
@@ -201,12 +213,18 @@ class ResultPanel(QWidget):
         elif result.cached:
             message += "  (cached verdict)"
         self.message.setText(message)
+        self.hint.hide()
+        self.tabs.show()
         has_cx = self._show_counterexample(result)
         self._show_are(result, reference)
         self.tabs.setCurrentIndex(COUNTEREXAMPLE_TAB if has_cx else DIFF_TAB)
 
+    def _set_link(self) -> None:
+        self.explain_link.setText(f'<a href="classes" style="color: {current_scheme().link}">What does it mean?</a>')
+
     def refresh_colours(self) -> None:
         """Redraw in the current scheme (after a light/dark switch)."""
+        self._set_link()
         if self.result is not None and self._reference is not None:
             self.show_result(self.result, self._reference)
         else:
@@ -236,6 +254,9 @@ class ResultPanel(QWidget):
         self.plan_reason.setText(reason if cx.plan else cx.message)
         self.plan_view.setVisible(bool(cx.plan))
         self.plan_view.clearSelection()  # a selection would paint over the failing row's colour
+        rows = self.plan_model.rowCount()
+        content = sum(max(self.plan_view.sizeHintForRow(r), 1) for r in range(rows))
+        self.plan_view.setMaximumHeight(content + 2 * self.plan_view.frameWidth() + 6)
         if row is not None:
             self.plan_view.scrollTo(self.plan_model.index(row, 0))
         return True

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -88,17 +89,21 @@ class SettingsDialog(QDialog):
             ("Descriptions", [("Default class", self.class_combo), ("Seed", self.seed_spin)]),
         ]
         layout = QVBoxLayout(self)
+        labels: list[QLabel] = []
         for title, rows in sections:
             box = QGroupBox(title)
             form = QFormLayout(box)
             for label, field in rows:
-                if isinstance(field, QHBoxLayout):
-                    form.addRow(label, field)
-                elif label:
-                    form.addRow(label, field)
+                if label:
+                    labels.append(QLabel(label))
+                    form.addRow(labels[-1], field)
                 else:
-                    form.addRow(field)
+                    form.addRow("", field)
             layout.addWidget(box)
+        width = max(label.sizeHint().width() for label in labels)
+        for label in labels:   # one label column across the sections
+            label.setMinimumWidth(width)
+        self.setMinimumWidth(560)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
                                         | QDialogButtonBox.StandardButton.RestoreDefaults)
         self.buttons.accepted.connect(self.accept)

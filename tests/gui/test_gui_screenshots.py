@@ -1,0 +1,92 @@
+"""Screenshots of the real window at 1280x800 and 1920x1080, light and dark, in the states users see.
+
+They are written to a temporary folder (or to $DOMAIN_DRAFTER_SCREENSHOTS: `make screenshots` points
+it at resources/screenshots) and checked for what a glance would catch: the right size, drawn (many
+colours), and the scheme's window colour in the background.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from gui_helpers import JOB_TIMEOUT_MS, run_job, select
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QApplication
+
+from domain_drafter.gui.colours import DARK, LIGHT
+from domain_drafter.gui.theme import apply_scheme
+
+SIZES = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
+STATES = ("empty", "errors", "equivalent", "counterexample", "diff", "settings")
+ANSWER_WITH_ERRORS = """Sure! Here is the PDDL action:
+(:action pick
+  :parameters (?obj - ball ?room - room ?g - gripper)
+  :precondition (and (at ?obj ?room) (at-robby ?room) (empty ?g))
+  :effect (and (carry ?obj ?g) (not (at ?obj ?room)) (not (free ?g ?room))))"""
+
+
+@pytest.fixture(scope="module")
+def out_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = os.environ.get("DOMAIN_DRAFTER_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def distinct_colours(image: QImage, step: int = 6) -> int:
+    return len({image.pixel(x, y) for y in range(0, image.height(), step) for x in range(0, image.width(), step)})
+
+
+def reference(window, action: str) -> str:
+    return window.current_bundle().domain.action(action).to_pddl(indent="")
+
+
+def set_state(qtbot, window, state: str):
+    """Bring the window into `state`; returns the widget to photograph."""
+    if state == "empty":
+        select(qtbot, window, "blocksworld", "pick-up")
+        return window
+    select(qtbot, window, "gripper", "pick")
+    if state == "errors":
+        text = ANSWER_WITH_ERRORS
+    elif state == "equivalent":
+        text = reference(window, "pick")
+    else:
+        text = reference(window, "pick").replace("(free ?g)", "(free ?g) (free left)", 1)
+    window.answer_panel.editor.setPlainText(text)
+    run_job(qtbot, window, window.evaluate_action.trigger)
+    if state == "diff":
+        window.result_panel.tabs.setCurrentIndex(1)
+    if state == "settings":
+        window.show_settings()
+        dialog = window.settings_dialog
+        qtbot.waitUntil(dialog.isVisible)
+        return dialog
+    return window
+
+
+@pytest.mark.parametrize("scheme", [LIGHT, DARK], ids=["light", "dark"])
+def test_screenshots(qtbot, window, out_dir, scheme):
+    app = QApplication.instance()
+    apply_scheme(app, scheme)
+    try:
+        for size_name, (width, height) in SIZES.items():
+            window.showNormal()
+            window.resize(width, height)
+            for state in STATES:
+                target = set_state(qtbot, window, state)
+                qtbot.wait(30)
+                image = target.grab().toImage()
+                path = out_dir / f"{size_name}-{scheme.name}-{state}.png"
+                assert image.save(str(path)), path
+                if target is window:
+                    assert (image.width(), image.height()) == (width, height)
+                else:
+                    target.close()
+                assert distinct_colours(image) > 12, f"{path} looks blank"
+                corner = QColor(image.pixel(image.width() - 3, image.height() // 2))
+                assert abs(corner.lightness() - QColor(scheme.window).lightness()) < 60, path
+    finally:
+        apply_scheme(app, LIGHT)
