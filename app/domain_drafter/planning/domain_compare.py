@@ -112,10 +112,12 @@ class DomainComparison:
         if self.error:
             return self.error
         parts = []
+        verdict = f"{self.subclass.value}: {self.equivalence.message}" if self.subclass else ""
         if self.verdict is DomainVerdict.INCOMPLETE:
-            parts.append(f"incomplete: the candidate has no {', '.join(self.missing)} "
-                         f"(judged with the reference's in {'their' if len(self.missing) > 1 else 'its'} place)")
-        parts.append(f"{self.subclass.value}: {self.equivalence.message}" if self.subclass else "")
+            place = "their" if len(self.missing) > 1 else "its"
+            verdict = (f"the candidate has no {', '.join(self.missing)}; with the reference's in {place} place, "
+                       f"{verdict}")
+        parts.append(verdict)
         if self.divergence is not None:
             parts.append(f"blame '{self.divergence.action}': {self.divergence.message}")
         return "; ".join(p for p in parts if p)
