@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DESCRIPTIONS_FILE, DOMAIN_FILE, PROBLEMS_DIR, DomainBundle, ProblemFile, \
@@ -117,6 +117,9 @@ class WorkingCopy:
         self.folder = folder
         self.origin = origin or str(bundle.folder)
         self.dirty = False
+        self.on_change: Callable[[], None] | None = None   # instead of saving at once after a change
+        path = bundle.descriptions.path if bundle.descriptions is not None else None
+        self._descriptions_source = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
 
     # ------------------------------------------------------------ building
 
@@ -336,7 +339,9 @@ class WorkingCopy:
 
     def _changed(self) -> None:
         self.dirty = True
-        if self.folder is not None:
+        if self.on_change is not None:
+            self.on_change()      # the GUI saves from a worker, off its own thread
+        elif self.folder is not None:
             self.save()
 
     # ------------------------------------------------------------ saving
@@ -350,33 +355,39 @@ class WorkingCopy:
                         for e in self.entries.values()],
         }
 
+    def snapshot(self) -> list[tuple[str, bytes]]:
+        """Every file of the bundle folder as (path in the folder, bytes), history first."""
+        files = [(HISTORY_FILE, json.dumps(self.history(), indent=1).encode("utf-8")),
+                 (DOMAIN_FILE, self.domain_text().encode("utf-8"))]
+        files += [(f"{PROBLEMS_DIR}/{p.path.name}", p.text.encode("utf-8")) for p in self.problems]
+        if self.descriptions is not None:
+            files.append((DESCRIPTIONS_FILE, self._descriptions_text().encode("utf-8")))
+        return files
+
+    @staticmethod
+    def write(folder: Path, files: list[tuple[str, bytes]]) -> None:
+        """Put a snapshot on disk, each file atomically, in order; unchanged files are left alone."""
+        (folder / PROBLEMS_DIR).mkdir(parents=True, exist_ok=True)
+        for name, data in files:
+            target = folder / name
+            if name not in (HISTORY_FILE, DOMAIN_FILE) and target.is_file() and target.read_bytes() == data:
+                continue
+            atomic_write_bytes(target, data)
+
     def save(self, folder: Path | None = None) -> Path:
         """Write the bundle folder (and bind the working copy to it); history first, then the domain."""
         folder = Path(folder) if folder is not None else self.folder
         if folder is None:
             raise UsageError("this working copy has no folder yet", hint="save it into a folder first")
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / PROBLEMS_DIR).mkdir(exist_ok=True)
-        atomic_write_bytes(folder / HISTORY_FILE, json.dumps(self.history(), indent=1).encode("utf-8"))
-        atomic_write_bytes(folder / DOMAIN_FILE, self.domain_text().encode("utf-8"))
-        for problem in self.problems:
-            target = folder / PROBLEMS_DIR / problem.path.name
-            if not target.is_file() or target.read_text(encoding="utf-8") != problem.text:
-                atomic_write_bytes(target, problem.text.encode("utf-8"))
-        if self.descriptions is not None:
-            text = self._descriptions_text()
-            target = folder / DESCRIPTIONS_FILE
-            if not target.is_file() or target.read_text(encoding="utf-8") != text:
-                atomic_write_bytes(target, text.encode("utf-8"))
+        self.write(folder, self.snapshot())
         self.folder = folder
         self.dirty = False
         return folder
 
     def _descriptions_text(self) -> str:
         assert self.descriptions is not None
-        source = self.descriptions.path
-        if not self._descriptions_edited and source is not None and source.is_file():
-            return source.read_text(encoding="utf-8")  # unchanged: keep the author's comments
+        if not self._descriptions_edited and self._descriptions_source is not None:
+            return self._descriptions_source  # unchanged: keep the author's comments
         return descriptions_toml(self.descriptions, self.working_domain())
 
 
