@@ -131,8 +131,9 @@ def draft_domain(
     return DomainDraft(bundle.name, tuple(outcomes), candidate, comparison)
 
 
-def record(workspace: WorkingCopy, outcome: ActionOutcome, model: str, options: DraftOptions) -> None:
-    """Every round as an attempt; the final answer accepted if it passed the checks."""
+def record(workspace: WorkingCopy, outcome: ActionOutcome, model: str, options: DraftOptions, *,
+           accept: bool = True) -> None:
+    """Every round as an attempt; the final answer accepted if it passed the checks (and `accept`)."""
     said = {"class": options.description_class.value, "seed": options.seed, "grammar": options.grammar,
             "retries": options.retries}
     last = None
@@ -141,5 +142,5 @@ def record(workspace: WorkingCopy, outcome: ActionOutcome, model: str, options: 
         last = workspace.add_attempt(outcome.name, round_.generation.text, source="model", model=model,
                                      options=said | {"round": number + 1},
                                      subclass=e.subclass.value if e.subclass else None, message=e.message)
-    if outcome.passed_checks and last is not None:
+    if accept and outcome.passed_checks and last is not None:
         workspace.accept(outcome.name, attempt=last.number)

@@ -1,0 +1,98 @@
+"""Table models for the authoring window: the actions of a working copy with their states, and one action's attempts.
+
+Both read a `WorkingCopy` (plain Python data); `refresh()` re-reads it after a change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from domain_drafter.core.classes import Subclass
+from domain_drafter.drafting.workspace import ActionEntry, Attempt, WorkingCopy
+from domain_drafter.gui.colours import current_scheme
+
+Index = QModelIndex | QPersistentModelIndex
+DisplayRole = Qt.ItemDataRole.DisplayRole
+NameRole = Qt.ItemDataRole.UserRole + 1
+
+
+def last_verdict(entry: ActionEntry) -> str:
+    """The latest attempt's subclass, or what the state implies."""
+    if not entry.attempts:
+        return ""
+    attempt = entry.attempts[-1]
+    return attempt.subclass or ("passed the checks" if attempt.message else "not judged")
+
+
+def verdict_colour(subclass: str | None) -> str | None:
+    """The class colour of a subclass name (the same scheme the result panel uses)."""
+    if not subclass:
+        return None
+    try:
+        result_class = Subclass.from_name(subclass).result_class
+    except ValueError:
+        return None
+    return current_scheme().class_text.get(result_class)
+
+
+class ActionStateModel(QAbstractTableModel):
+    """One row per action: name, state (reference / drafted / accepted / new), latest verdict."""
+
+    HEADERS = ("Action", "State", "Latest verdict")
+
+    def __init__(self, workspace: WorkingCopy, parent=None):
+        super().__init__(parent)
+        self.workspace = workspace
+        self._names = list(workspace.entries)
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self._names = list(self.workspace.entries)
+        self.endResetModel()
+
+    def name_at(self, row: int) -> str:
+        return self._names[row]
+
+    def row_of(self, name: str) -> int:
+        return self._names.index(name)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._names)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DisplayRole) -> Any:  # noqa: N802
+        if role == DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._names):
+            return None
+        entry = self.workspace.entries[self._names[index.row()]]
+        column = index.column()
+        if role == DisplayRole:
+            return (entry.name, entry.state, last_verdict(entry))[column]
+        if role == NameRole:
+            return entry.name
+        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and entry.attempts:
+            colour = verdict_colour(entry.attempts[-1].subclass)
+            return QBrush(QColor(colour)) if colour else None
+        if role == Qt.ItemDataRole.FontRole and entry.state == "accepted":
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+
+def attempt_label(attempt: Attempt) -> str:
+    """`2. model tiny-llama.gguf, 12:03:55: UToken: ...` for the history list."""
+    origin = f"model {attempt.model}" if attempt.source == "model" and attempt.model else attempt.source
+    verdict = attempt.subclass or "passed the checks"
+    clock = attempt.time[11:19] if len(attempt.time) >= 19 else attempt.time
+    message = attempt.message if len(attempt.message) <= 90 else attempt.message[:87] + "..."
+    return f"{attempt.number}. {origin}, {clock}: {verdict}" + (f": {message}" if message else "")

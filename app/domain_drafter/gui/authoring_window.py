@@ -1,0 +1,449 @@
+"""The authoring window: draft a whole domain, accept and revert actions, keep their history, save the domain.
+
+It edits a `WorkingCopy`. The model, the planner and the disk are only touched by workers;
+the GUI thread reads and changes the working copy (plain data) and starts a save job after
+each change once the copy has a folder, so a crash loses at most the change being saved.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget,
+)
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.core.errors import DrafterError, UsageError
+from domain_drafter.core.model import TypedName
+from domain_drafter.core.paths import atomic_write_bytes
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.loop import DraftOptions, draft_action
+from domain_drafter.drafting.new_action import TryReport, draft_new_action, try_action
+from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain, record
+from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
+from domain_drafter.gui.authoring_model import ActionStateModel, attempt_label
+from domain_drafter.gui.code_editor import CodeEditor
+from domain_drafter.gui.workers import TaskRunner, TaskWorker
+from domain_drafter.llm.backend import GenerationBackend
+from domain_drafter.planning.evaluate import Evaluator
+
+BackendSource = Callable[[TaskState], GenerationBackend]
+"""Loads (or returns the loaded) model, in a worker; the main window passes its model holder's."""
+
+
+def parse_parameters(text: str) -> tuple[TypedName, ...]:
+    """`?obj - ball ?from ?to - room` -> typed parameters (untyped ones are `object`)."""
+    out: list[TypedName] = []
+    pending: list[str] = []
+    words = text.replace("(", " ").replace(")", " ").split()
+    i = 0
+    while i < len(words):
+        word = words[i].lower()
+        if word == "-":
+            if i + 1 >= len(words) or not pending:
+                raise UsageError(f"a '-' needs variables before it and a type after it: {text!r}")
+            out.extend(TypedName(p, words[i + 1].lower()) for p in pending)
+            pending, i = [], i + 2
+            continue
+        if not re.fullmatch(r"\?[a-z][\w-]*", word):
+            raise UsageError(f"'{words[i]}' is no parameter; write them as ?name - type")
+        pending.append(word)
+        i += 1
+    out.extend(TypedName(p) for p in pending)
+    return tuple(out)
+
+
+def _draft_all(source: BackendSource, workspace: WorkingCopy, evaluator: Evaluator, options: DraftOptions,
+               on_action: Callable[[tuple[ActionOutcome, str]], None], *, task: TaskState) -> DomainDraft:
+    backend = source(task)
+    return draft_domain(workspace.reference_bundle(), backend, evaluator, load_bundled(), options,
+                        on_action=lambda outcome: on_action((outcome, backend.name)), task=task)
+
+
+def _draft_one(source: BackendSource, workspace: WorkingCopy, name: str, evaluator: Evaluator, options: DraftOptions,
+               *, task: TaskState):
+    backend = source(task)
+    if workspace.entry(name).new is not None:
+        return draft_new_action(workspace, name, backend, load_bundled(), options, task=task)   # records it
+    draft = draft_action(workspace.reference_bundle(), name, backend, evaluator, load_bundled(), options, task=task)
+    return ActionOutcome(name, draft), backend.name
+
+
+def _write(folder: Path, files: list[tuple[str, bytes]], *, task: TaskState) -> Path:
+    WorkingCopy.write(folder, files)
+    return folder
+
+
+def _export(path: Path, data: bytes, *, task: TaskState) -> Path:
+    atomic_write_bytes(path, data)
+    return path
+
+
+class NewActionDialog(QDialog):
+    """Name, typed parameters, a one-line summary and (optionally) conditions and effects in words."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("New action")
+        form = QFormLayout(self)
+        self.name = QLineEdit()
+        self.parameters = QLineEdit()
+        self.parameters.setPlaceholderText("?obj - ball ?to - room")
+        self.summary = QLineEdit()
+        self.summary.setPlaceholderText("The robot ... {obj} ... {to}.")
+        self.conditions = QLineEdit()
+        self.effects = QLineEdit()
+        for label, widget in (("Name", self.name), ("Parameters", self.parameters), ("Summary", self.summary),
+                              ("Conditions (words)", self.conditions), ("Effects (words)", self.effects)):
+            form.addRow(label, widget)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def spec(self) -> NewActionSpec:
+        return NewActionSpec(self.name.text().strip(), parse_parameters(self.parameters.text()),
+                             self.summary.text().strip(), self.conditions.text().strip(), self.effects.text().strip())
+
+
+class AuthoringWindow(QMainWindow):
+    """Draft all, per-action Accept / Revert / history, new actions and Try it, Save domain as, Export."""
+
+    job_ended = Signal(str, str)       # kind ("draft-all", "draft", "try", "save", "export"), outcome
+    saved = Signal(str)                # the folder or file written
+    _changed = Signal()                # the working copy changed (emitted from any thread)
+    _outcome = Signal(object)          # (ActionOutcome, model name): an action's draft is done
+
+    def __init__(self, workspace: WorkingCopy, backend_source: BackendSource | None = None, *,
+                 evaluator: Evaluator | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.workspace = workspace
+        self.backend_source = backend_source
+        self.evaluator = evaluator or Evaluator()
+        self._own_evaluator = evaluator is None
+        self.options = DraftOptions()
+        self.runner = TaskRunner(self)      # drafts and Try it: the buttons wait for these
+        self.saver = TaskRunner(self)       # saves and exports: they never block the buttons
+        self._draft_worker: TaskWorker | None = None
+        self._generation = 0            # counts changes, so a save job knows whether it saved the latest
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+
+        self.actions_model = ActionStateModel(workspace, self)
+        self.table = QTableView()
+        self.table.setModel(self.actions_model)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.editor = CodeEditor()
+        self.history = QListWidget()
+        self.verdict = QPlainTextEdit()
+        self.verdict.setReadOnly(True)
+        self.verdict.setPlaceholderText("The whole-domain verdict and Try it results show here.")
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+
+        self.draft_all_button = QPushButton("Draft all")
+        self.stop_button = QPushButton("Stop")
+        self.draft_button = QPushButton("Draft")
+        self.accept_button = QPushButton("Accept")
+        self.revert_button = QPushButton("Revert to reference")
+        self.restore_button = QPushButton("Restore attempt")
+        self.add_button = QPushButton("New action...")
+        self.try_button = QPushButton("Try it")
+        buttons = QHBoxLayout()
+        for b in (self.draft_all_button, self.stop_button, self.draft_button, self.accept_button, self.revert_button,
+                  self.add_button, self.try_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.addWidget(QLabel("History"))
+        right_layout.addWidget(self.history)
+        right_layout.addWidget(self.restore_button)
+        top = QSplitter()
+        top.addWidget(self.table)
+        top.addWidget(self.editor)
+        top.addWidget(right)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        body.addWidget(self.verdict)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.addLayout(buttons)
+        layout.addWidget(body, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        self.setCentralWidget(central)
+        self._build_menu()
+
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
+        self.draft_all_button.clicked.connect(self.draft_all)
+        self.stop_button.clicked.connect(self.runner.cancel_all)
+        self.draft_button.clicked.connect(self.draft_selected)
+        self.accept_button.clicked.connect(self.accept_selected)
+        self.revert_button.clicked.connect(self.revert_selected)
+        self.restore_button.clicked.connect(self.restore_attempt)
+        self.history.itemDoubleClicked.connect(lambda *_: self.restore_attempt())
+        self.add_button.clicked.connect(self._ask_new_action)
+        self.try_button.clicked.connect(self.try_selected)
+        self.runner.busy_changed.connect(self._update_buttons)
+        self._changed.connect(self._on_changed)
+        self._outcome.connect(self._on_outcome)
+        workspace.on_change = self._changed.emit
+        self.table.selectRow(0)
+        self._update_title()
+        self._update_buttons()
+        self.resize(1100, 700)
+
+    # ------------------------------------------------------------ layout helpers
+
+    def _build_menu(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        self.save_as_action = QAction("Save domain as...", self)
+        self.save_as_action.setShortcut(QKeySequence.StandardKey.SaveAs)
+        self.save_as_action.triggered.connect(self._ask_save_as)
+        self.export_action = QAction("Export domain.pddl...", self)
+        self.export_action.triggered.connect(self._ask_export)
+        close = QAction("Close", self)
+        close.setShortcut(QKeySequence.StandardKey.Close)
+        close.triggered.connect(self.close)
+        for action in (self.save_as_action, self.export_action, close):
+            menu.addAction(action)
+
+    def selected(self) -> str | None:
+        index = self.table.currentIndex()
+        return self.actions_model.name_at(index.row()) if index.isValid() else None
+
+    def select(self, name: str) -> None:
+        self.table.selectRow(self.actions_model.row_of(name))
+
+    def _update_title(self) -> None:
+        where = str(self.workspace.folder) if self.workspace.folder else "not saved"
+        self.setWindowTitle(f"{'*' if self.workspace.dirty else ''}{self.workspace.name} ({where}) - Authoring")
+
+    def _update_buttons(self, *_: object) -> None:
+        busy = self.runner.busy
+        name = self.selected()
+        entry = self.workspace.entries.get(name) if name else None
+        has_model = self.backend_source is not None
+        self.draft_all_button.setEnabled(not busy and has_model)
+        self.draft_button.setEnabled(not busy and has_model and entry is not None)
+        self.stop_button.setEnabled(busy)
+        for b in (self.accept_button, self.revert_button, self.restore_button, self.add_button):
+            b.setEnabled(not busy and (entry is not None or b is self.add_button))
+        self.try_button.setEnabled(not busy and entry is not None and entry.new is not None)
+        self.progress.setVisible(busy)
+
+    def _show_selected(self) -> None:
+        name = self.selected()
+        self.history.clear()
+        if name is None:
+            return
+        entry = self.workspace.entries[name]
+        self.history.addItems([attempt_label(a) for a in entry.attempts])
+        if entry.accepted is not None:
+            self.editor.setPlainText(entry.accepted)
+        elif entry.attempts:
+            self.editor.setPlainText(entry.attempts[-1].text)
+        elif entry.reference is not None:
+            self.editor.setPlainText(entry.reference.to_pddl(indent=""))
+        else:
+            self.editor.setPlainText(f"(:action {entry.name}\n  :parameters ()\n  :precondition (and)\n  :effect (and))")
+        self._update_buttons()
+
+    def _refresh(self) -> None:
+        name = self.selected()
+        self.actions_model.refresh()
+        if name is not None and name in self.workspace.entries:
+            self.select(name)
+        self._show_selected()
+        self._update_title()
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+
+    # ------------------------------------------------------------ editing
+
+    def accept_selected(self) -> bool:
+        """Accept the editor's text as the selected action (recorded as a hand edit unless it is an attempt)."""
+        name = self.selected()
+        if name is None:
+            return False
+        entry = self.workspace.entries[name]
+        text = self.editor.toPlainText()
+        number = next((a.number for a in entry.attempts if a.text == text), None)
+        report = self.workspace.check(name, text)
+        if not report.passed:
+            finding = report.findings[0]
+            self._say(f"Not accepted: {finding.subclass.value}: {finding.message}")
+            return False
+        if number is None:
+            number = self.workspace.add_attempt(name, text, source="hand",
+                                                message="passed the syntax and semantic checks").number
+        self.workspace.accept(name, attempt=number)
+        self._say(f"Accepted {name} (attempt {number}).")
+        self._refresh()
+        return True
+
+    def revert_selected(self) -> None:
+        name = self.selected()
+        if name is not None:
+            self.workspace.revert(name)
+            self._say(f"{name}: back to the reference." if self.workspace.entries[name].reference
+                      else f"{name}: no accepted definition.")
+            self._refresh()
+
+    def restore_attempt(self) -> None:
+        """Put the selected attempt's text into the editor (Accept keeps it)."""
+        name, row = self.selected(), self.history.currentRow()
+        if name is None or row < 0:
+            return
+        self.editor.setPlainText(self.workspace.entries[name].attempts[row].text)
+
+    def add_action(self, spec: NewActionSpec) -> None:
+        self.workspace.add_action(spec)
+        self._refresh()
+        self.select(spec.name.lower())
+
+    def _ask_new_action(self) -> None:
+        dialog = NewActionDialog(self)
+        while dialog.exec() == QDialog.DialogCode.Accepted:
+            try:
+                self.add_action(dialog.spec())
+                return
+            except DrafterError as err:
+                QMessageBox.warning(self, "Cannot add the action", err.message)
+
+    # ------------------------------------------------------------ jobs
+
+    def _start(self, kind: str, worker: TaskWorker, on_finished: Callable[[object], None],
+               runner: TaskRunner | None = None) -> TaskWorker:
+        worker.signals.finished.connect(on_finished)
+        worker.signals.failed.connect(lambda message: self._say(f"{kind} failed: {message}"))
+        worker.signals.cancelled.connect(lambda: self._say(f"{kind}: stopped."))
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.done.connect(lambda: self.job_ended.emit(kind, worker.outcome))
+        return (runner or self.runner).start(worker)
+
+    def _on_progress(self, done: int, total: int, message: str) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self._say(message)
+
+    def draft_all(self) -> None:
+        if self.backend_source is None or self.runner.busy:
+            return
+        self.verdict.setPlainText("Drafting every action...")
+        worker = TaskWorker(_draft_all, self.backend_source, self.workspace, self.evaluator, self.options,
+                            self._outcome.emit, name="draft-all")
+        self._start("draft-all", worker, self._on_domain_draft)
+
+    def _on_outcome(self, item: tuple[ActionOutcome, str]) -> None:
+        outcome, model = item   # recorded here, in the GUI thread, as each action's verdict arrives
+        record(self.workspace, outcome, model, self.options, accept=False)
+        self._refresh()
+
+    def _on_domain_draft(self, result: DomainDraft) -> None:
+        from domain_drafter.cli_authoring import format_comparison
+
+        lines = [format_comparison(result.comparison, self.workspace.reference_bundle()),
+                 f"  ARE total {result.are_total} over {result.are_defined} of {len(result.outcomes)} actions"]
+        if result.failed:
+            lines.append(f"  left out of D' (failed the checks): {', '.join(result.failed)}")
+        self.verdict.setPlainText("\n".join(lines))
+
+    def draft_selected(self) -> None:
+        name = self.selected()
+        if name is None or self.backend_source is None or self.runner.busy:
+            return
+        worker = TaskWorker(_draft_one, self.backend_source, self.workspace, name, self.evaluator, self.options,
+                            name="draft")
+        self._start("draft", worker, self._on_drafted)
+
+    def _on_drafted(self, result) -> None:
+        if isinstance(result, tuple):   # a reference action: record its rounds here, in the GUI thread
+            outcome, model = result
+            record(self.workspace, outcome, model, self.options, accept=False)
+        self._refresh()
+
+    def try_selected(self) -> None:
+        name = self.selected()
+        if name is None or self.runner.busy:
+            return
+        worker = TaskWorker(try_action, self.workspace, name, self.evaluator.planner, text=self.editor.toPlainText(),
+                            name="try")
+        self._start("try", worker, self._on_tried)
+
+    def _on_tried(self, report: TryReport) -> None:
+        lines = [f"Try it: {report.action} is {'used' if report.used else 'not used'} by the plans"]
+        for problem in report.problems:
+            lines.append(f"  {problem.message}")
+            lines.extend(f"      {line}" for line in problem.words)
+        self.verdict.setPlainText("\n".join(lines))
+
+    # ------------------------------------------------------------ saving
+
+    def _on_changed(self) -> None:
+        self._generation += 1
+        self._update_title()
+        if self.workspace.folder is not None:
+            self.save_to(self.workspace.folder)
+
+    def save_to(self, folder: Path) -> TaskWorker:
+        """Write the working copy as a bundle folder (in a worker) and bind it there."""
+        generation = self._generation
+        worker = TaskWorker(_write, Path(folder), self.workspace.snapshot(), name="save")
+
+        def done(path: object) -> None:
+            self.workspace.folder = Path(str(path))
+            if generation == self._generation:
+                self.workspace.dirty = False
+            self._update_title()
+            self.saved.emit(str(path))
+
+        return self._start("save", worker, done, self.saver)
+
+    def export_to(self, path: Path) -> TaskWorker:
+        worker = TaskWorker(_export, Path(path), self.workspace.domain_text().encode("utf-8"), name="export")
+        return self._start("export", worker, lambda p: self.saved.emit(str(p)), self.saver)
+
+    def _ask_save_as(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Save domain as (folder)")
+        if folder:
+            self.save_to(Path(folder))
+
+    def _ask_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export domain.pddl", "domain.pddl", "PDDL (*.pddl)")
+        if path:
+            self.export_to(Path(path))
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self.workspace.dirty and self.workspace.folder is None:
+            answer = QMessageBox.question(
+                self, "Unsaved work", f"The drafts of {self.workspace.name} are not saved. Save them first?",
+                QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+            if answer == QMessageBox.StandardButton.Cancel:
+                event.ignore()
+                return
+            if answer == QMessageBox.StandardButton.Save:
+                folder = QFileDialog.getExistingDirectory(self, "Save domain as (folder)")
+                if not folder:
+                    event.ignore()
+                    return
+                self.save_to(Path(folder))
+        self.runner.shutdown()           # stops drafts (their last changes are then saved too)
+        self.saver.pool.waitForDone()    # the last save reaches the disk before the window goes
+        self.workspace.on_change = None
+        if self._own_evaluator:
+            self.evaluator.close()
+        event.accept()

@@ -1,0 +1,137 @@
+"""The authoring window on the real engine: a tiny real llama.cpp model, real K*, real files, offscreen Qt."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from domain_drafter.core.bundle import load_bundle_path
+from domain_drafter.drafting.workspace import WorkingCopy
+from domain_drafter.gui.authoring_window import AuthoringWindow, NewActionDialog, parse_parameters
+from domain_drafter.planning.domain_compare import DomainVerdict, compare_domains
+from domain_drafter.planning.kstar import KStarPlanner
+from domain_drafter.planning.plan_cache import PlanCache
+
+JOB_MS = 180_000
+PUT_DOWN = """(:action put-down
+   :parameters (?b - block)
+   :precondition (and (holding ?b))
+   :effect (and (not (holding ?b)) (ontable ?b) (clear ?b) (handempty)))"""
+TRANSFER_PDDL = """(:action transfer
+  :parameters (?obj - ball ?from - room ?to - room ?g - gripper)
+  :precondition (and (at-robby ?from) (carry ?obj ?g))
+  :effect (and (at-robby ?to) (not (at-robby ?from)) (at ?obj ?to) (free ?g) (not (carry ?obj ?g))))"""
+
+
+def open_window(qtbot, workspace, backend=None) -> AuthoringWindow:
+    win = AuthoringWindow(workspace, (lambda task: backend) if backend is not None else None)
+    qtbot.addWidget(win)
+    win.show()
+    return win
+
+
+def run_job(qtbot, win, kind, click):
+    with qtbot.waitSignal(win.job_ended, timeout=JOB_MS, check_params_cb=lambda k, _o: k == kind) as blocker:
+        click()
+    return blocker.args[1]
+
+
+def states(win) -> list[str]:
+    return [win.actions_model.index(r, 1).data() for r in range(win.actions_model.rowCount())]
+
+
+def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_backend, bundles, tmp_path):
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["blocksworld"]), tiny_backend)
+    assert states(win) == ["reference"] * 4 and not win.stop_button.isEnabled()
+    seen: list[str] = []
+    win.actions_model.modelReset.connect(lambda: seen.append(",".join(states(win))))
+    outcome = run_job(qtbot, win, "draft-all", lambda: qtbot.mouseClick(win.draft_all_button, Qt.MouseButton.LeftButton))
+    assert outcome == "finished"
+    assert states(win) == ["drafted"] * 4
+    assert "drafted,reference,reference,reference" in seen          # verdicts arrived one action at a time
+    assert win.verdict.toPlainText().startswith("Incomplete: the candidate has no pick-up")
+    assert win.actions_model.index(1, 2).data() in ("NoPDDL", "PError", "UToken", "NError", "TError", "PAError",
+                                                    "BPError")
+
+    win.select("put-down")
+    assert win.history.count() == 1
+    win.editor.setPlainText(PUT_DOWN.replace("(handempty)", "(arm-empty)"))
+    qtbot.mouseClick(win.accept_button, Qt.MouseButton.LeftButton)
+    assert "Not accepted: PAError" in win.status.text() and states(win)[1] == "drafted"
+    win.editor.setPlainText(PUT_DOWN)                                # the hand-fixed action, pasted
+    qtbot.mouseClick(win.accept_button, Qt.MouseButton.LeftButton)
+    assert states(win)[1] == "accepted" and win.history.count() == 2 and win.workspace.dirty
+    assert win.windowTitle().startswith("*blocksworld (not saved)")
+
+    folder = tmp_path / "bw"
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        win.save_to(folder)
+    assert not win.workspace.dirty
+    win.close()                                                      # saved: no question asked
+    assert not win.isVisible()
+
+    again = open_window(qtbot, WorkingCopy.open(folder))
+    again.select("put-down")
+    assert states(again)[1] == "accepted" and again.history.count() == 2
+    assert again.history.item(1).text().startswith("2. hand") and "model" in again.history.item(0).text()
+    assert "(?x - block)" in again.editor.toPlainText()              # renamed to the reference's parameter
+    planner = KStarPlanner()
+    verdict = compare_domains(bundles["blocksworld"], load_bundle_path(folder).domain, planner,
+                              PlanCache(planner, tmp_path / "plans"))
+    assert verdict.verdict is DomainVerdict.EQUIVALENT
+    saved = load_bundle_path(folder).domain.action("put-down")   # the pasted one: same atoms, another order
+    assert saved != bundles["blocksworld"].domain.action("put-down") and verdict.changed == ()
+    again.close()
+
+
+def test_a_new_action_in_gripper_is_drafted_tried_and_accepted(qtbot, tiny_backend, bundles, tmp_path):
+    copy = WorkingCopy.from_bundle(bundles["gripper"])
+    copy.save(tmp_path / "g")
+    win = open_window(qtbot, copy, tiny_backend)
+    dialog = NewActionDialog(win)
+    dialog.name.setText("transfer")
+    dialog.parameters.setText("?obj - ball ?from ?to - room ?g - gripper")
+    dialog.summary.setText("The robot carries ball {obj} in gripper {g} from room {from} to room {to}.")
+    win.add_action(dialog.spec())
+    assert win.selected() == "transfer" and states(win)[-1] == "new" and win.try_button.isEnabled()
+    assert run_job(qtbot, win, "draft", lambda: qtbot.mouseClick(win.draft_button, Qt.MouseButton.LeftButton)) \
+        == "finished"
+    assert states(win)[-1] == "drafted" and win.history.count() == 1
+    win.editor.setPlainText(TRANSFER_PDDL)
+    assert run_job(qtbot, win, "try", lambda: qtbot.mouseClick(win.try_button, Qt.MouseButton.LeftButton)) \
+        == "finished"
+    text = win.verdict.toPlainText()
+    assert text.startswith("Try it: transfer is used by the plans") and "p01: " in text and "at step" in text
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):               # bound to a folder: saved after Accept
+        qtbot.mouseClick(win.accept_button, Qt.MouseButton.LeftButton)
+    assert "transfer" in load_bundle_path(tmp_path / "g").domain.action_map
+    win.close()
+
+
+def test_closing_with_unsaved_work_asks(qtbot, bundles):
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["miconic"]))
+    assert not win.draft_all_button.isEnabled()                      # no model given
+    win.select("board")
+    qtbot.mouseClick(win.accept_button, Qt.MouseButton.LeftButton)   # the reference text, as a hand attempt
+    assert win.workspace.dirty
+    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Discard]
+    asked: list[str] = []
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, answer)
+            return
+        asked.append(box.text())
+        box.button(answers.pop(0)).click()
+
+    QTimer.singleShot(0, answer)
+    assert not win.close() and win.isVisible()                       # Cancel keeps it open
+    QTimer.singleShot(0, answer)
+    assert win.close() and not win.isVisible()                       # Discard closes
+    assert len(asked) == 2 and "not saved" in asked[0]
+
+
+def test_parameters_are_read_as_typed_lists():
+    assert [(p.name, p.type) for p in parse_parameters("?a ?b - room ?c")] == \
+        [("?a", "room"), ("?b", "room"), ("?c", "object")]
