@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from conftest import write_spec
+from bench_helpers import write_spec
 
 from domain_drafter.bench.table import LAYOUT
 from domain_drafter.cli import main

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from conftest import subclass_by_key, write_spec
+from bench_helpers import subclass_by_key, write_spec
 
 from domain_drafter.bench.report import write_report
 from domain_drafter.cli import main

@@ -13,6 +13,7 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.gui.answer_panel import AnswerPanel
+from domain_drafter.gui.bench_dialog import install_benchmark_menu
 from domain_drafter.gui.description_panel import DescriptionPanel
 from domain_drafter.gui.domain_panel import DomainPanel
 from domain_drafter.gui.draft_controller import DraftController
@@ -168,6 +169,7 @@ class MainWindow(QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         for action in self.toolbar.run_actions:
             run_menu.addAction(action)
+        install_benchmark_menu(self)   # Benchmark > Run benchmark… (gui/bench_dialog.py)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
         help_menu.addAction("About Domain Drafter", self._about)

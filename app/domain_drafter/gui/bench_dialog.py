@@ -1,0 +1,330 @@
+"""The Benchmark dialog: pick models, domains, classes and decoding; run, stop, resume; open the report.
+
+It runs the same engine function as `domain-drafter bench run` (bench.runner.run_experiment) in a
+worker of its own, so the main window stays usable while a run goes on. Progress arrives as
+`Progress` values through a queued signal; the bar chart of class counts grows as verdicts come in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from PySide6.QtCore import QCoreApplication, QObject, QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QColor, QDesktopServices, QPainter
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSpinBox,
+                               QTextBrowser, QVBoxLayout, QWidget)
+
+from domain_drafter.bench.progress import format_eta
+from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
+from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
+from domain_drafter.core.paths import data_dir
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.gui.workers import TaskRunner, TaskWorker
+
+CLASS_COLOURS = {"Syntax error": "#c0392b", "Semantic error": "#e67e22", "Different domain": "#2e86c1",
+                 "Equivalent": "#27ae60", "error": "#7f8c8d"}
+GRAMMAR_CHOICES = {"free decoding": (False,), "grammar": (True,), "both, side by side": (False, True)}
+
+
+class ClassBars(QWidget):
+    """A small bar chart: judged answers per result class."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.counts: dict[str, int] = {}
+        self.setMinimumHeight(110)
+
+    def set_counts(self, counts: dict[str, int]) -> None:
+        self.counts = dict(counts)
+        self.update()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        names = [n for n in CLASS_COLOURS if n != "error" or self.counts.get("error")]
+        top = max([self.counts.get(n, 0) for n in names] + [1])
+        width = self.width() / len(names)
+        height = self.height() - 34
+        for i, name in enumerate(names):
+            value = self.counts.get(name, 0)
+            bar = height * value / top
+            rect = QRectF(i * width + 8, 14 + height - bar, width - 16, bar)
+            painter.fillRect(rect, QColor(CLASS_COLOURS[name]))
+            painter.drawText(QRectF(i * width, 0, width, 14), Qt.AlignmentFlag.AlignCenter, str(value))
+            painter.drawText(QRectF(i * width, self.height() - 18, width, 18), Qt.AlignmentFlag.AlignCenter, name)
+        painter.end()
+
+
+class _ProgressRelay(QObject):
+    """Carries Progress values from the worker thread to the GUI thread (a queued connection)."""
+
+    progress = Signal(object)
+
+
+def run_benchmark(spec: ExperimentSpec, out: Path, relay: _ProgressRelay, *, task: TaskState) -> RunSummary:
+    """The worker's job: run or continue `spec` into `out` (resume is always allowed here)."""
+    return run_experiment(spec, out, resume=True, task=task, on_progress=relay.progress.emit)
+
+
+def write_report_files(results: Path, folder: Path, *, task: TaskState) -> Path:
+    from domain_drafter.bench.report import write_report
+
+    task.report(0, 1, "writing the report")
+    write_report(results, folder, with_paper=True)
+    return folder / "report.html"
+
+
+def baseline_markdown() -> str:
+    """The committed Table 1 of the default model (resources/results), shown as the baseline."""
+    from importlib import resources
+
+    path = Path(str(resources.files("domain_drafter.resources"))) / "results" / "default-exp1" / "table1.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else "No baseline results are installed."
+
+
+class BenchmarkDialog(QDialog):
+    """Non-modal. `models` are (name, registry name or GGUF path) pairs; `domains` bundled names."""
+
+    run_ended = Signal(str)   # "finished", "stopped", "failed" or "report", once the buttons are up to date
+
+    def __init__(self, models: Sequence[tuple[str, str]], domains: Sequence[str], parent: QWidget | None = None,
+                 *, results_path: Path | None = None, open_externally: bool = True):
+        super().__init__(parent)
+        self.setWindowTitle("Benchmark")
+        self.resize(760, 720)
+        self.runner = TaskRunner(self)
+        self.runner.job_ended.connect(self._on_done)   # after the runner dropped the worker: not busy any more
+        self.relay = _ProgressRelay(self)
+        self.relay.progress.connect(self._on_progress)
+        self.open_externally = open_externally
+        self.worker: TaskWorker | None = None
+        self.last_progress: Progress | None = None
+        self.last_summary: RunSummary | None = None
+        self.report_path: Path | None = None
+        self.last_error = ""
+        self._outcome = ""
+
+        self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
+        self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
+        self.class_checks = {c: QCheckBox(c) for c in ("base", "flipped", "random")}
+        self.class_checks["base"].setChecked(True)
+        classes = QHBoxLayout()
+        for box in self.class_checks.values():
+            classes.addWidget(box)
+        self.prompts_spin = QSpinBox(minimum=1, maximum=1000, value=1)
+        self.grammar_combo = QComboBox()
+        self.grammar_combo.addItems(list(GRAMMAR_CHOICES))
+        self.workers_spin = QSpinBox(minimum=1, maximum=64, value=1)
+        self.path_edit = QLineEdit(str(results_path or data_dir() / "results" / "benchmark.sqlite"))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(browse)
+
+        form = QFormLayout()
+        form.addRow("Models", self.model_list)
+        form.addRow("Domains", self.domain_list)
+        form.addRow("Description classes", classes)
+        form.addRow("Prompts per action", self.prompts_spin)
+        form.addRow("Decoding", self.grammar_combo)
+        form.addRow("Worker processes", self.workers_spin)
+        form.addRow("Results file", path_row)
+
+        self.size_label = QLabel()
+        self.progress_bar = QProgressBar()
+        self.eta_label = QLabel("Not started")
+        self.bars = ClassBars()
+        self.start_button = QPushButton("Start")
+        self.stop_button = QPushButton("Stop")
+        self.report_button = QPushButton("Open report")
+        self.start_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        self.report_button.clicked.connect(self.open_report)
+        buttons = QHBoxLayout()
+        for b in (self.start_button, self.stop_button, self.report_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        self.baseline = QTextBrowser()
+        self.baseline.setMarkdown("**Baseline** (Gemma 3 270M, experiment 1, committed under resources/results):\n\n"
+                                  + baseline_markdown())
+        self.baseline.setMaximumHeight(180)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.size_label)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress_bar)
+        layout.addWidget(self.eta_label)
+        layout.addWidget(self.bars)
+        layout.addWidget(self.baseline)
+        for widget in (self.model_list, self.domain_list, self.prompts_spin, *self.class_checks.values()):
+            signal = widget.itemChanged if isinstance(widget, QListWidget) else (
+                widget.valueChanged if isinstance(widget, QSpinBox) else widget.toggled)
+            signal.connect(self._update)
+        self.grammar_combo.currentIndexChanged.connect(self._update)
+        self._update()
+
+    # --- building ---------------------------------------------------------------------------
+    def _checklist(self, items, *, checked_all: bool = False, checked_first: bool = False) -> QListWidget:
+        widget = QListWidget()
+        widget.setMaximumHeight(110)
+        for i, (label, data) in enumerate(items):
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, data)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            on = checked_all or (checked_first and i == 0)
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            widget.addItem(item)
+        return widget
+
+    def _checked(self, widget: QListWidget) -> list[tuple[str, str]]:
+        return [(widget.item(i).text(), widget.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(widget.count())
+                if widget.item(i).checkState() == Qt.CheckState.Checked]
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Results file", self.path_edit.text(), "SQLite (*.sqlite)")
+        if path:
+            self.path_edit.setText(path)
+
+    # --- state ------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.runner.busy
+
+    def spec(self) -> ExperimentSpec:
+        models = tuple(ModelSpec(name, model=source) for name, source in self._checked(self.model_list))
+        return ExperimentSpec(
+            name="gui-benchmark", models=models, domains=tuple(d for _, d in self._checked(self.domain_list)),
+            classes=tuple(c for c, box in self.class_checks.items() if box.isChecked()),
+            prompts_per_action=self.prompts_spin.value(), grammar=GRAMMAR_CHOICES[self.grammar_combo.currentText()],
+            workers=self.workers_spin.value())
+
+    def _valid(self) -> bool:
+        spec = self.spec()
+        return bool(spec.models and spec.domains and spec.classes)
+
+    def _update(self) -> None:
+        valid = self._valid()
+        if valid and not self.running:
+            spec = self.spec()
+            actions = sum(_action_count(d) for d in spec.domains)
+            size = actions * len(spec.classes) * spec.prompts_per_action * len(spec.systems())
+            self.size_label.setText(f"{size} tasks: {actions} actions x {len(spec.classes)} class(es) x "
+                                    f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)")
+        for widget in (self.model_list, self.domain_list, self.prompts_spin, self.grammar_combo, self.workers_spin,
+                       self.path_edit, *self.class_checks.values()):
+            widget.setEnabled(not self.running)
+        self.start_button.setEnabled(valid and not self.running)
+        self.stop_button.setEnabled(self.running)
+        self.report_button.setEnabled(not self.running and Path(self.path_edit.text()).is_file())
+
+    # --- actions ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start, or resume if the results file already holds this experiment."""
+        if self.running or not self._valid():
+            return
+        self.last_error = ""
+        self.worker = TaskWorker(run_benchmark, self.spec(), Path(self.path_edit.text()), self.relay, name="benchmark")
+        self.worker.signals.finished.connect(self._on_finished)
+        self.worker.signals.failed.connect(self._on_failed)
+        self.eta_label.setText("Starting…")
+        self.runner.start(self.worker)
+        self._update()
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.eta_label.setText("Stopping after the current answer…")
+            self.worker.cancel()
+
+    def open_report(self) -> None:
+        results = Path(self.path_edit.text())
+        folder = results.with_name(results.stem + "-report")
+        worker = TaskWorker(write_report_files, results, folder, name="report")
+        worker.signals.finished.connect(self._on_report)
+        worker.signals.failed.connect(self._on_failed)
+        self.runner.start(worker)
+        self._update()
+
+    def shutdown(self, timeout_ms: int = 60_000) -> bool:
+        return self.runner.shutdown(timeout_ms)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.running:
+            self.stop()   # the run stops; Start resumes it next time
+        super().closeEvent(event)
+
+    # --- slots ------------------------------------------------------------------------------
+    def _on_progress(self, p: Progress) -> None:
+        self.last_progress = p
+        self.progress_bar.setMaximum(max(1, p.total))
+        self.progress_bar.setValue(p.evaluated)
+        self.bars.set_counts(p.counts)
+        self.eta_label.setText(f"{p.evaluated} of {p.total} judged, {p.generated} generated; "
+                               f"ETA {format_eta(p.eta_s)}" + (f"; {p.message}" if p.message else ""))
+
+    def _on_finished(self, summary: RunSummary) -> None:
+        self.last_summary = summary
+        if summary.cancelled:
+            self.start_button.setText("Resume")
+            self.eta_label.setText(f"Stopped at {summary.evaluated} of {summary.total}; Resume continues the run.")
+            self._outcome = "stopped"
+        else:
+            self.start_button.setText("Start")
+            self.eta_label.setText(f"Finished: {summary.evaluated} of {summary.total} judged.")
+            self._outcome = "finished"
+
+    def _on_failed(self, message: str) -> None:
+        self.last_error = message
+        self.eta_label.setText(f"Failed: {message}")
+        self._outcome = "failed"
+
+    def _on_report(self, page: Path) -> None:
+        self.report_path = page
+        if self.open_externally:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(page)))
+        self._outcome = "report"
+
+    def _on_done(self, *_job: str) -> None:
+        """After the worker's own signal and the runner's bookkeeping: the buttons are right when we say so."""
+        self._update()
+        if self._outcome:
+            outcome, self._outcome = self._outcome, ""
+            self.run_ended.emit(outcome)
+
+
+def _action_count(domain: str) -> int:
+    from domain_drafter.core.bundle import load_bundle
+
+    try:
+        return len(load_bundle(domain).action_names)   # bundled ones are loaded once per process
+    except Exception:  # noqa: BLE001 - a bad folder shows up as an error when the run starts
+        return 0
+
+
+def install_benchmark_menu(window) -> QAction:
+    """Add Benchmark > Run benchmark… to a main window; the dialog is created on first use."""
+    menu = window.menuBar().addMenu("&Benchmark")
+
+    def show() -> None:
+        dialog = getattr(window, "benchmark_dialog", None)
+        if dialog is None:
+            from domain_drafter.llm.models import list_models
+
+            models = [(e.name, str(e.path) if e.source != "default" else "default") for e in list_models()]
+            domains = [b.name for b in getattr(window, "bundled", [])] or _bundled_names()
+            dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window)
+            QCoreApplication.instance().aboutToQuit.connect(dialog.shutdown)   # a run stops with the app
+        dialog.show()
+        dialog.raise_()
+
+    action = menu.addAction("Run benchmark…", show)
+    window.benchmark_action = action
+    return action
+
+
+def _bundled_names() -> list[str]:
+    from domain_drafter.core.bundle import bundled_names
+
+    return bundled_names()

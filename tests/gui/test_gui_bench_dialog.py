@@ -1,0 +1,81 @@
+"""The Benchmark dialog on the tiny real model: counts grow as verdicts arrive, Stop stops, Start resumes
+the same run, it finishes with one row per task, and the report opens from the results file."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from PySide6.QtCore import Qt
+
+from domain_drafter.gui.bench_dialog import BenchmarkDialog, install_benchmark_menu
+
+TIMEOUT_MS = 120_000
+
+
+def test_dialog_runs_stops_resumes_and_finishes(qtbot, tiny_model, tmp_path):
+    results = tmp_path / "gui.sqlite"
+    dialog = BenchmarkDialog([("tiny", str(tiny_model))], ["blocksworld", "gripper"], results_path=results,
+                             open_externally=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.prompts_spin.setValue(3)
+    assert dialog.size_label.text().startswith("21 tasks")
+    judged: list[int] = []
+
+    def on_progress(p) -> None:
+        judged.append(p.evaluated)
+        if p.evaluated >= 4 and dialog.start_button.text() == "Start" and not dialog.worker.cancelled:
+            dialog.stop()   # from the slot, so the stop lands mid-run however fast the model is
+
+    dialog.relay.progress.connect(on_progress)
+    with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        assert not dialog.model_list.isEnabled() and dialog.stop_button.isEnabled()
+    assert ended.args == ["stopped"], dialog.last_error
+    stopped = dialog.last_summary
+    assert 4 <= stopped.evaluated < 21 and stopped.cancelled
+    assert len(set(judged)) >= 4 and judged == sorted(judged)   # the counts grew, one verdict at a time
+    assert sum(dialog.bars.counts.values()) == stopped.evaluated
+    assert dialog.start_button.text() == "Resume" and dialog.start_button.isEnabled()
+    assert dialog.progress_bar.value() == stopped.evaluated and dialog.progress_bar.maximum() == 21
+
+    dialog.relay.progress.disconnect(on_progress)
+    with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["finished"], dialog.last_error
+    done = dialog.last_summary
+    assert (done.evaluated, done.total) == (21, 21)
+    with sqlite3.connect(results) as db:
+        generated_before = db.execute("SELECT COUNT(*) FROM tasks WHERE generated_at IS NOT NULL").fetchone()[0]
+        assert db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM tasks").fetchone() == (21, 21)
+    assert generated_before == 21 and done.generated_now <= 21 - stopped.evaluated
+    assert sum(dialog.bars.counts.values()) == 21
+    assert "Finished: 21 of 21" in dialog.eta_label.text()
+
+    qtbot.waitUntil(lambda: dialog.report_button.isEnabled(), timeout=TIMEOUT_MS)
+    with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.report_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["report"], dialog.last_error
+    assert dialog.report_path.is_file() and "tiny" in dialog.report_path.read_text()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=TIMEOUT_MS)
+
+
+def test_benchmark_menu_opens_the_dialog_and_the_window_stays_usable(window, qtbot):
+    action = window.benchmark_action
+    assert action.text() == "Run benchmark…"
+    assert "Benchmark" in [a.text().replace("&", "") for a in window.menuBar().actions()]
+    action.trigger()
+    dialog = window.benchmark_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.domain_list.count() == 9 and dialog.model_list.count() >= 1
+    assert dialog.runner is not window.runner   # a benchmark never makes the window busy
+    assert not dialog.isModal()
+    dialog.close()
+
+
+def test_dialog_without_models_cannot_start(qtbot, tmp_path):
+    dialog = BenchmarkDialog([], ["gripper"], results_path=tmp_path / "x.sqlite", open_externally=False)
+    qtbot.addWidget(dialog)
+    assert not dialog.start_button.isEnabled()
+    dialog.start()
+    assert not dialog.running
