@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -135,3 +140,39 @@ def test_closing_with_unsaved_work_asks(qtbot, bundles):
 def test_parameters_are_read_as_typed_lists():
     assert [(p.name, p.type) for p in parse_parameters("?a ?b - room ?c")] == \
         [("?a", "room"), ("?b", "room"), ("?c", "object")]
+
+
+APP_CHILD = """
+import sys, time
+from pathlib import Path
+from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QApplication
+from domain_drafter.drafting.workspace import WorkingCopy
+from domain_drafter.gui.authoring_window import AuthoringWindow
+app = QApplication([])
+win = AuthoringWindow(WorkingCopy.open(Path(sys.argv[1])))
+win.show()
+win.select("put-down")
+win.editor.setPlainText(sys.stdin.read())
+loop = QEventLoop()
+win.saved.connect(lambda _: loop.quit())
+win.accept_button.click()
+loop.exec()
+print("accepted", flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_app_killed_right_after_accept_keeps_the_accepted_action(bundles, tmp_path):
+    folder = WorkingCopy.from_bundle(bundles["blocksworld"]).save(tmp_path / "crash")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    child = subprocess.Popen([sys.executable, "-c", APP_CHILD, str(folder)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    child.stdin.write(PUT_DOWN)
+    child.stdin.close()
+    assert child.stdout.readline().strip() == "accepted"   # the save job reported: the accept is on disk
+    os.kill(child.pid, signal.SIGKILL)
+    assert child.wait(timeout=30) == -signal.SIGKILL
+    entry = WorkingCopy.open(folder).entry("put-down")
+    assert entry.state == "accepted" and entry.attempts[-1].source == "hand"
+    assert load_bundle_path(folder).domain.action("put-down") != bundles["blocksworld"].domain.action("put-down")
