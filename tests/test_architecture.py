@@ -39,3 +39,45 @@ def test_no_headless_source_file_mentions_pyside():
                  if "PySide6" in p.read_text(encoding="utf-8")]
     offenders += [str(root / "cli.py")] if "PySide6" in (root / "cli.py").read_text() else []
     assert offenders == []
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a source file imports (absolute names; relative imports resolved)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                package = ".".join(["domain_drafter", path.parent.name][: 3 - node.level])
+                found.add(f"{package}.{node.module}" if node.module else package)
+            elif node.module:
+                found.add(node.module)
+    return found
+
+
+def test_llm_does_not_import_planning_or_drafting():
+    root = Path(domain_drafter.__file__).parent
+    offenders = {str(p.relative_to(root)): sorted(m for m in imported_modules(p)
+                                                  if m.startswith(("domain_drafter.planning", "domain_drafter.drafting")))
+                 for p in (root / "llm").rglob("*.py")}
+    assert {k: v for k, v in offenders.items() if v} == {}
+    probe = ("import importlib, pkgutil, sys\n"
+             "import domain_drafter.llm as llm\n"
+             "for m in pkgutil.iter_modules(llm.__path__): importlib.import_module('domain_drafter.llm.' + m.name)\n"
+             "print(','.join(sorted(m for m in sys.modules if m.startswith(('domain_drafter.planning', "
+             "'domain_drafter.drafting')))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
+
+
+def test_core_does_not_import_planning_llm_or_drafting():
+    root = Path(domain_drafter.__file__).parent
+    upward = ("domain_drafter.planning", "domain_drafter.llm", "domain_drafter.drafting", "domain_drafter.bench")
+    offenders = {str(p.relative_to(root)): sorted(m for m in imported_modules(p) if m.startswith(upward))
+                 for p in (root / "core").rglob("*.py")}
+    assert {k: v for k, v in offenders.items() if v} == {}

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from domain_drafter import __version__
 from domain_drafter.core.errors import DrafterError, SourceLocation, UsageError
+from domain_drafter.core.tasks import Cancelled, TaskState
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells expect of a command stopped by Ctrl-C
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -23,6 +29,32 @@ def _read_answer(spec: str | None) -> str:
         except OSError as exc:
             raise UsageError(f"cannot read the answer file: {exc.strerror}", where=spec) from None
     return data.decode("utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def cancel_on_sigint() -> Iterator[TaskState]:
+    """A task that Ctrl-C cancels, instead of raising KeyboardInterrupt wherever the main thread is.
+
+    The engine then stops its own way: K* process groups killed, temp dirs removed, workers
+    joined; the command raises Cancelled and exits 130. A second Ctrl-C changes nothing (the
+    stop is already under way, and interrupting it would leave planners and temp dirs behind).
+    """
+    task = TaskState()
+    if threading.current_thread() is not threading.main_thread():
+        yield task
+        return
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if not task.cancelled:
+            print("domain-drafter: stopping...", file=sys.stderr, flush=True)
+        task.cancel()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield task
+        task.check_cancelled()  # Ctrl-C during the last, uncancellable step still means "stopped"
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def cmd_domains(args: argparse.Namespace) -> int:
@@ -113,8 +145,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     action = bundle.require_action(args.action)
     answer = _read_answer(args.answer)
     options = EvaluationOptions(k=args.k, time_limit_s=args.time_limit, use_verdict_cache=not args.no_cache)
-    with Evaluator(options) as evaluator:
-        result = evaluator.evaluate(bundle, action, answer)
+    with Evaluator(options) as evaluator, cancel_on_sigint() as task:
+        result = evaluator.evaluate(bundle, action, answer, task=task)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -214,7 +246,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
             if round_.diagnostic:
                 print(f"\n-- corrective round: told the model: {round_.diagnostic}\n")
 
-    with backend, Evaluator(EvaluationOptions(k=args.k, time_limit_s=args.time_limit)) as evaluator:
+    with backend, Evaluator(EvaluationOptions(k=args.k, time_limit_s=args.time_limit)) as evaluator, \
+            cancel_on_sigint() as task:
         if args.show_prompt and streaming:
             from domain_drafter.core.prompt import build_prompt
             print(build_prompt(bundle, action, load_bundled(), options.description_class, options.seed,
@@ -223,7 +256,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"-- {backend.name}: {bundle.name}/{action} ({options.description_class.value}, seed {args.seed}"
                   f"{', grammar' if args.grammar else ''})")
         draft = draft_action(bundle, action, backend, evaluator, load_bundled(), options, template=template,
-                             on_token=on_token, on_round=on_round)
+                             on_token=on_token, on_round=on_round, task=task)
     if args.json:
         print(json.dumps(draft.to_dict(), indent=2))
     final = draft.final
@@ -343,8 +376,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DrafterError as err:
         print(f"domain-drafter: {err.message}", file=sys.stderr)
         return err.exit_code
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Cancelled):
+        print("domain-drafter: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
 

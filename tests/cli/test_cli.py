@@ -158,3 +158,80 @@ def test_generate_with_a_missing_model_file_says_which_file(capsys, monkeypatch,
 def test_models_lists_the_default_model(capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, "models")
     assert code == 0 and "default" in out and "gemma" in out.lower()
+
+
+def test_unknown_description_class_exits_2_with_the_valid_names(capsys, monkeypatch):
+    code, _, err = run(capsys, monkeypatch, "prompt", "blocksworld", "put-down", "--class", "flip")
+    assert code == 2
+    assert "unknown description class 'flip'" in err and "base, flipped, random" in err
+
+
+def test_malformed_descriptions_exit_3_with_file_and_line(capsys, monkeypatch, tmp_path, bundles):
+    folder = tmp_path / "mine"
+    shutil.copytree(bundles["blocksworld"].folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    path = folder / "descriptions.toml"
+    path.write_text(path.read_text().replace("[actions.stack]\nsummary = ", "[actions]\nstack = [1]\nx = "))
+    code, _, err = run(capsys, monkeypatch, "prompt", str(folder), "stack")
+    assert code == 3
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if l.startswith("stack = "))
+    assert f"{path}:{line}:" in err and "Traceback" not in err
+
+
+# Twelve blocks from four towers to one: K* with k = 100000 plans for far longer than the test waits.
+SLOW_PROBLEM = """(define (problem twelve) (:domain blocksworld)
+  (:objects b0 b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 b11 - block)
+  (:init (ontable b1) (on b7 b1) (on b10 b7) (clear b10) (ontable b0) (on b6 b0) (on b11 b6) (clear b11)
+         (ontable b4) (on b5 b4) (on b2 b5) (clear b2) (ontable b8) (on b9 b8) (on b3 b9) (clear b3) (handempty))
+  (:goal (and (on b0 b2) (on b1 b0) (on b6 b1) (on b10 b6) (on b11 b10) (on b5 b11) (on b9 b5) (on b3 b9)
+              (on b8 b3) (on b4 b8) (on b7 b4))))"""
+
+
+def processes_working_in(folder: Path) -> list[str]:
+    """Processes whose working directory lies under `folder` (K* runs inside its temp dir)."""
+    import os
+
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd").startswith(str(folder)):
+                    found.append(entry)
+            except OSError:
+                continue
+    return found
+
+
+def test_sigint_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(tmp_path, bundles):
+    import os
+    import signal
+    import time
+
+    folder = tmp_path / "slow"
+    shutil.copytree(bundles["blocksworld"].folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "problems" / "p03.pddl").write_text(SLOW_PROBLEM)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = dict(os.environ, TMPDIR=str(temp), DOMAIN_DRAFTER_CACHE=str(tmp_path / "cache"))
+    script = Path(sys.executable).parent / "domain-drafter"
+    proc = subprocess.Popen([str(script), "evaluate", str(folder), "put-down", "--k", "100000", "--time-limit", "120"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    proc.stdin.write(PUT_DOWN)
+    proc.stdin.close()
+    deadline = time.monotonic() + 60
+    while not processes_working_in(temp) and time.monotonic() < deadline:  # wait until K* really runs
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.05)
+    assert processes_working_in(temp), "K* never started"
+    time.sleep(0.5)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("evaluate did not stop within 10 s of SIGINT")
+    stopped = time.monotonic() - sent
+    assert code == 130, proc.stderr.read()
+    assert stopped < 10
+    assert processes_working_in(temp) == []
+    assert list(temp.iterdir()) == []

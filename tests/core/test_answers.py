@@ -109,6 +109,10 @@ FINE = [
      ":effect (not (holding ?x)))"),
     ("a comment inside", "(:action put-down ; the hand lets go\n :parameters (?x - block) :precondition (holding ?x) "
      ":effect (and (ontable ?x)))"),
+    ("a comment with a closing parenthesis", "(:action put-down ; note: x)\n :parameters (?x - block) "
+     ":precondition (holding ?x) :effect (and (ontable ?x)))"),
+    ("a comment with an opening parenthesis", "(:action put-down ; see (1\n :parameters (?x - block) "
+     ":precondition (holding ?x) :effect (and (ontable ?x)))  ; done (really"),
     ("untyped list of one type", "(:action stack :parameters (?x ?y - block) :precondition (and (holding ?x) (clear ?y))"
      " :effect (and (on ?x ?y)))"),
 ]
@@ -171,3 +175,15 @@ def test_report_serialises_with_class_subclass_and_spans(bundles):
     data = check(bundles, "blocksworld", "put-down", PUT_DOWN.replace("(handempty)", "(arm-empty)")).to_dict()
     assert data["class"] == "Semantic error" and data["subclass"] == "PAError"
     assert data["findings"][0]["span"][1] > data["findings"][0]["span"][0]
+
+
+def test_parentheses_in_comments_do_not_count_when_pruning():
+    answer = "; my try (draft\n(:action put-down ; note: x)\n :parameters (?x - block) :effect (and (ontable ?x)))\nok)"
+    span, finding = prune(answer)
+    assert finding is None
+    assert answer[span[0]:span[1]] == answer[answer.index("(:action"):answer.index("\nok)")]
+
+
+def test_an_answer_whose_only_parenthesis_is_in_a_comment_is_no_pddl():
+    span, finding = prune("Nothing here ; (or here")
+    assert span is None and finding.subclass is Subclass.NO_PDDL

@@ -44,7 +44,14 @@ def test_swapped_parameters_show_up_as_atom_differences(bundles):
     are = are_of(bundles, "blocksworld", "stack",
                  "(:action stack :parameters (?y - block ?x - block) :precondition (and (holding ?x) (clear ?y)) "
                  ":effect (and (on ?x ?y) (clear ?x) (handempty) (not (holding ?x)) (not (clear ?y))))")
-    assert are.total > 0
+    assert dict(are.renaming) == {"?y": "?x", "?x": "?y"}
+    assert [str(l) for l in are.pre.missing] == ["(holding ?x)", "(clear ?y)"]
+    assert [str(l) for l in are.pre.extra] == ["(holding ?y)", "(clear ?x)"]
+    assert [str(l) for l in are.add.missing] == ["(on ?x ?y)", "(clear ?x)"]
+    assert [str(l) for l in are.add.extra] == ["(on ?y ?x)", "(clear ?y)"]
+    assert [str(l) for l in are.delete.missing] == ["(not (holding ?x))", "(not (clear ?y))"]
+    assert [str(l) for l in are.delete.extra] == ["(not (holding ?y))", "(not (clear ?x))"]
+    assert (are.pre.value, are.add.value, are.delete.value, are.total) == (4, 4, 4, 12)
 
 
 def test_extra_parameter_keeps_its_name_unless_taken(bundles):

@@ -73,3 +73,55 @@ def test_template_missing_a_placeholder_is_a_clear_error(tmp_path):
     path.write_text('instruction = "x"\nblock = "{predicates} {description}"\n')
     with pytest.raises(DomainError, match=r"misses \{action\}"):
         load_template(path)
+
+
+def test_predicate_text_holding_a_placeholder_name_is_not_spliced(tmp_path, bundles):
+    import shutil
+
+    from domain_drafter.core.bundle import load_bundle
+
+    folder = tmp_path / "mine"
+    shutil.copytree(bundles["blocksworld"].folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    path = folder / "descriptions.toml"
+    path.write_text(path.read_text().replace('text = "nothing is on top of block {x}"',
+                                             'text = "nothing is on top of block {x} (see {{description}})"'))
+    bundle = load_bundle(folder)
+    prompt = build_prompt(bundle, "put-down", load_bundled(), DescriptionClass.BASE, seed=0)
+    query = prompt.text.rsplit("Allowed Predicates:\n", 1)[1]
+    assert "(clear ?x - block) : nothing is on top of block ?x (see {description})\n" in query
+    assert query.count(prompt.description) == 1
+
+
+def test_template_is_rendered_in_one_pass(tmp_path, bundles):
+    path = tmp_path / "prompt.toml"
+    path.write_text('instruction = "Write PDDL."\nblock = "{description}|{predicates}|{action}|{{literal}}"\n')
+    template = load_template(path)
+    assert template.render_block("P {action}", "D {predicates}", "A") == "D {predicates}|P {action}|A|{literal}"
+    assert template.render_feedback("use {diagnostic} {x}").count("use {diagnostic} {x}") == 1
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ('instruction = "x"\nblock = "{predicates} {description} {action} {example}"\n', ["{example}", "block"]),
+    ('instruction = "x"\nblock = "{predicates} {description {action}"\n', ["block", "brace"]),
+    ('instruction = 3\nblock = "{predicates} {description} {action}"\n', ["instruction", "string"]),
+    ('instruction = "x"\nblock = "{predicates} {description} {action}"\nfeedback = "try again {reason}"\n',
+     ["feedback", "{diagnostic}"]),
+    ('instruction = "x"\nblock = "{predicates} {description} {action}"\nseparator = 2\n', ["separator", "string"]),
+    ('instruction = "x"\nblock = "{predicates} {description} {action}"\nfooter = "bye"\n', ["'footer'"]),
+])
+def test_malformed_template_is_a_domain_error_with_file_and_line(tmp_path, body, words):
+    path = tmp_path / "prompt.toml"
+    path.write_text(body)
+    with pytest.raises(DomainError) as err:
+        load_template(path)
+    assert err.value.where.path == path and err.value.where.line >= 1
+    assert err.value.message.startswith(f"{path}:{err.value.where.line}:")
+    for word in words:
+        assert word in err.value.what
+
+
+def test_non_utf8_template_is_a_domain_error(tmp_path):
+    path = tmp_path / "prompt.toml"
+    path.write_bytes(b'instruction = "\xff"\nblock = "{predicates} {description} {action}"\n')
+    with pytest.raises(DomainError, match="not UTF-8"):
+        load_template(path)

@@ -87,3 +87,19 @@ def test_sentences_stay_within_the_papers_token_budget(bundles):
             rng = random.Random(0)
             longest = max(len(grammar.sample(rng)) for _ in range(30))
             assert longest < 300 * 3
+
+
+@pytest.mark.parametrize("action", ["drive", "fly", "load", "unload"])
+def test_grammar_of_an_either_domain_admits_the_reference_and_only_passing_sentences(tmp_path, action):
+    from domain_drafter.core.bundle import load_bundle
+    from tests.core.courier import write_courier
+
+    b = load_bundle(write_courier(tmp_path / "courier"))
+    grammar = ActionGrammar(b.domain, action)
+    assert grammar.is_complete(b.domain.action(action).to_pddl(indent=""))
+    rng = random.Random(action)
+    sentences = [grammar.sample(rng) for _ in range(40)]
+    assert any("(in " in s for s in sentences) or action in ("drive", "fly")
+    for sentence in sentences:
+        report = check_answer(sentence, b.domain, action)
+        assert report.passed, (sentence, report.findings)

@@ -79,21 +79,37 @@ class CheckReport:
         }
 
 
+def code_positions(text: str):
+    """Yield (offset, char) of every parenthesis outside `;` comments (which run to the end of the line)."""
+    in_comment = False
+    for i, ch in enumerate(text):
+        if in_comment:
+            if ch == "\n":
+                in_comment = False
+        elif ch == ";":
+            in_comment = True
+        elif ch in "()":
+            yield i, ch
+
+
 def prune(answer: str) -> tuple[Span | None, Finding | None]:
-    """Cut THE candidate action: from the first '(' to its matching ')' (parenthesis counting)."""
-    start = answer.find("(")
-    if start < 0:
-        return None, Finding(Subclass.NO_PDDL, "no-parenthesis",
-                             "The answer holds no '(' at all, so there is no PDDL in it.", (0, len(answer)))
+    """Cut THE candidate action: from the first '(' to its matching ')' (parenthesis counting).
+
+    Parentheses inside `;` comments are not code, for the parser and so for the counting here.
+    """
+    start = None
     depth = 0
-    for i in range(start, len(answer)):
-        ch = answer[i]
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return (start, i + 1), None
+    for i, ch in code_positions(answer):
+        if start is None:
+            if ch == ")":
+                continue  # a stray ')' before any '(' is prose, not code
+            start = i
+        depth += 1 if ch == "(" else -1
+        if depth == 0:
+            return (start, i + 1), None
+    if start is None:
+        return None, Finding(Subclass.NO_PDDL, "no-parenthesis",
+                             "The answer holds no '(' outside comments, so there is no PDDL in it.", (0, len(answer)))
     loc = SourceLocation.from_offset(answer, start)
     return None, Finding(
         Subclass.P_ERROR, "unbalanced",
@@ -151,7 +167,7 @@ def _syntax_findings(answer: str, span: Span, domain: Domain) -> ParsedAction | 
 
 def _too_deep(text: str) -> int | None:
     depth = 0
-    for i, ch in enumerate(text):
+    for i, ch in code_positions(text):
         if ch == "(":
             depth += 1
             if depth > MAX_NESTING:

@@ -10,18 +10,14 @@ from __future__ import annotations
 import enum
 import random
 import re
-import string
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from domain_drafter.core.errors import DomainError
+from domain_drafter.core.errors import UsageError
 from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+from domain_drafter.core.toml_source import TomlSource, describe_value, template_fields
+from domain_drafter.core.types import type_phrase
 
 
 class DescriptionClass(enum.Enum):
@@ -36,8 +32,8 @@ class DescriptionClass(enum.Enum):
         try:
             return cls(text.lower())
         except ValueError:
-            raise DomainError(f"unknown description class '{text}'",
-                              hint="use one of: " + ", ".join(c.value for c in cls)) from None
+            raise UsageError(f"unknown description class '{text}'",
+                             hint="valid classes: " + ", ".join(c.value for c in cls)) from None
 
 
 @dataclass(frozen=True)
@@ -58,38 +54,89 @@ class Descriptions:
     path: Path | None = None
 
 
+_TOP_LEVEL = ("domain", "predicates", "actions")
+
+
 def load_descriptions(path: Path) -> Descriptions:
-    """Read a descriptions.toml; a TOML error names file, line and column."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        where = f"{path}:{m.group(1)}:{m.group(2)}" if m else str(path)
-        raise DomainError(f"not valid TOML: {str(exc).split(' (at line')[0]}", where=where) from None
+    """Read and validate a descriptions.toml; every problem is a DomainError at file:line."""
+    source = TomlSource.read(path, "descriptions file")
+    data = source.data
+    for key in data:
+        if key not in _TOP_LEVEL:
+            raise source.fail(f"unknown table '{key}'; a descriptions file holds: {', '.join(_TOP_LEVEL)}", key)
+    for key in _TOP_LEVEL:
+        if key in data and not isinstance(data[key], dict):
+            raise source.fail(f"'{key}' must be a table ([{key}] ...), not {describe_value(data[key])}", key)
+    domain = data.get("domain", {})
+    for key, value in domain.items():
+        if key not in ("name", "summary"):
+            raise source.fail(f"[domain] has an unknown key '{key}' (it may hold name and summary)", "domain", key)
+        if not isinstance(value, str):
+            raise source.fail(f"[domain] {key} must be a string, not {describe_value(value)}", "domain", key)
     preds: dict[str, PredicateText] = {}
-    for name, entry in (data.get("predicates") or {}).items():
-        if isinstance(entry, str):
-            preds[name.lower()] = PredicateText(entry, f"it is not the case that {entry}")
-        elif isinstance(entry, dict) and isinstance(entry.get("text"), str):
-            text = entry["text"]
-            preds[name.lower()] = PredicateText(text, entry.get("negated") or f"it is not the case that {text}")
-        else:
-            raise DomainError(f"[predicates.{name}] needs a 'text' string", where=path,
-                              hint='e.g. text = "block {x} is clear"')
+    for name, entry in data.get("predicates", {}).items():
+        preds[name.lower()] = _predicate_text(source, name, entry)
     actions: dict[str, str] = {}
-    for name, entry in (data.get("actions") or {}).items():
-        summary = entry if isinstance(entry, str) else (entry or {}).get("summary")
-        if not isinstance(summary, str) or not summary.strip():
-            raise DomainError(f"[actions.{name}] needs a 'summary' string", where=path,
-                              hint='e.g. summary = "The hand puts block {x} down on the table."')
-        actions[name.lower()] = summary.strip()
-    summary = str((data.get("domain") or {}).get("summary", ""))
-    return Descriptions(summary, preds, actions, path)
+    for name, entry in data.get("actions", {}).items():
+        actions[name.lower()] = _action_summary(source, name, entry)
+    return Descriptions(str(domain.get("summary", "")), preds, actions, path)
+
+
+def _predicate_text(source: TomlSource, name: str, entry: object) -> PredicateText:
+    where = ("predicates", name)
+    hint = 'e.g. text = "block {x} is clear"'
+    if isinstance(entry, str):
+        entry = {"text": entry}
+    if not isinstance(entry, dict):
+        raise source.fail(f"[predicates.{name}] must be a string or a table with 'text', "
+                          f"not {describe_value(entry)}", *where, hint=hint)
+    for key, value in entry.items():
+        if key not in ("text", "negated"):
+            raise source.fail(f"[predicates.{name}] has an unknown key '{key}' (it may hold text and negated)",
+                              *where, key, hint=hint)
+        if not isinstance(value, str):
+            raise source.fail(f"[predicates.{name}] {key} must be a string, not {describe_value(value)}",
+                              *where, key, hint=hint)
+        _check_fields(source, f"[predicates.{name}] {key}", value, *where, key)
+    if "text" not in entry:
+        raise source.fail(f"[predicates.{name}] needs a 'text' string", *where, hint=hint)
+    text = entry["text"]
+    return PredicateText(text, entry.get("negated") or f"it is not the case that {text}")
+
+
+def _action_summary(source: TomlSource, name: str, entry: object) -> str:
+    where: tuple[str, ...] = ("actions", name)
+    hint = 'e.g. summary = "The hand puts block {x} down on the table."'
+    label = f"[actions.{name}]"
+    if isinstance(entry, dict):
+        unknown = [k for k in entry if k != "summary"]
+        if unknown:
+            raise source.fail(f"{label} has an unknown key '{unknown[0]}' (it holds summary)",
+                              *where, unknown[0], hint=hint)
+        if "summary" not in entry:
+            raise source.fail(f"{label} needs a 'summary' string", *where, hint=hint)
+        entry, where, label = entry["summary"], (*where, "summary"), f"{label} summary"
+    if not isinstance(entry, str):
+        raise source.fail(f"{label} must be a string, not {describe_value(entry)}", *where, hint=hint)
+    if not entry.strip():
+        raise source.fail(f"{label} is empty", *where, hint=hint)
+    _check_fields(source, label, entry, *where)
+    return entry.strip()
+
+
+def _check_fields(source: TomlSource, label: str, template: str, *keys: str) -> None:
+    try:
+        template_fields(template)
+    except ValueError as exc:
+        raise source.fail(f"{label} has {exc}", *keys) from None
 
 
 def placeholders(template: str) -> set[str]:
-    """The `{name}` fields of a template."""
-    return {field for _, field, _, _ in string.Formatter().parse(template) if field}
+    """The `{name}` fields of a template (none if it is malformed; loading rejects those)."""
+    try:
+        return template_fields(template)
+    except ValueError:
+        return set()
 
 
 def consistency_problems(descriptions: Descriptions, domain: Domain) -> list[str]:
@@ -120,9 +167,20 @@ def consistency_problems(descriptions: Descriptions, domain: Domain) -> list[str
     return problems
 
 
+_FILL = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
 def fill(template: str, values: Mapping[str, str]) -> str:
-    """Substitute `{var}` fields; unknown fields stay as written (never raises on user text)."""
-    return re.sub(r"\{([^{}]*)\}", lambda m: values.get(m.group(1), m.group(0)), template)
+    """Substitute `{var}` fields in one pass; `{{`/`}}` are literal braces; unknown fields stay as written.
+
+    One pass: text substituted for a field is never read again, so a value holding `{y}` stays `{y}`.
+    """
+    def one(m: re.Match) -> str:
+        if m.group(1) is None:
+            return m.group(0)[0]
+        return values.get(m.group(1), m.group(0))
+
+    return _FILL.sub(one, template)
 
 
 def describe_literal(literal: Literal, domain: Domain, descriptions: Descriptions, *, negate: bool = False) -> str:
@@ -150,7 +208,7 @@ def predicate_line(name: str, domain: Domain, descriptions: Descriptions) -> str
 
 def base_description(action: ActionSchema, descriptions: Descriptions) -> str:
     """Name, typed parameters and the author's one-line summary; names no predicate."""
-    params = [f"{p.name} of type {p.type}" for p in action.parameters]
+    params = [f"{p.name} of type {type_phrase(p.type)}" for p in action.parameters]
     if not params:
         head = f'The action "{action.name}" takes no parameters.'
     elif len(params) == 1:

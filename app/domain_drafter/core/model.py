@@ -191,14 +191,31 @@ class Problem:
         )
 
 
+def canonical_action(action: ActionSchema) -> str:
+    """A text that is equal for actions differing only in whitespace, conjunct order and parameter names.
+
+    Parameter types are kept exactly (an `(either ...)` is already canonical), so a widened
+    or narrowed parameter is another action.
+    """
+    names = {p.name: f"?p{i}" for i, p in enumerate(action.parameters)}
+
+    def lits(literals: Iterable[Literal]) -> list[str]:
+        return sorted({str(Literal(l.atom.rename(names), l.positive)) for l in literals})
+
+    params = " ".join(f"{names[p.name]}-{p.type}" for p in action.parameters)
+    return f"{action.name}|{params}|{' '.join(lits(action.precondition))}|{' '.join(lits(action.effect))}"
+
+
 def typed_list(items: Iterable[TypedName]) -> list[str]:
-    """`?x ?y - block ?r - room` style, grouping consecutive items of one type (`object` implied)."""
+    """`?x ?y - block ?r - room` style, grouping consecutive items of one type (a trailing `object` implied)."""
     out: list[str] = []
     items = list(items)
     for i, item in enumerate(items):
         out.append(item.name)
-        last_of_group = i + 1 == len(items) or items[i + 1].type != item.type
-        if last_of_group and item.type != OBJECT:
+        last = i + 1 == len(items)
+        last_of_group = last or items[i + 1].type != item.type
+        # An untyped group may stay bare only at the end: `?x ?y - block` would make ?x a block.
+        if last_of_group and (item.type != OBJECT or not last):
             out.extend(["-", item.type])
     return out
 

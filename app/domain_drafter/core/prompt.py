@@ -7,23 +7,37 @@ The returned `Prompt` records which examples were used, so a run can be reproduc
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.core.descriptions import DescriptionClass, describe_action, placeholders, predicate_line
-from domain_drafter.core.errors import DomainError, UsageError
+from domain_drafter.core.descriptions import DescriptionClass, describe_action, predicate_line
+from domain_drafter.core.errors import UsageError
 from domain_drafter.core.paths import config_dir
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+from domain_drafter.core.toml_source import TomlSource, describe_value, template_fields
 
 DEFAULT_K = 3
-_FIELDS = {"predicates", "description", "action"}
+_FIELDS = frozenset({"predicates", "description", "action"})
+
+
+_FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def render(template: str, values: Mapping[str, str]) -> str:
+    """Substitute `{name}` fields in one pass (`{{`/`}}` are literal braces).
+
+    One pass matters: a value (a predicate's text, a description, a model's answer) may itself
+    hold `{description}` or `{action}`, and must reach the prompt as written.
+    """
+    def one(m: re.Match) -> str:
+        if m.group(1) is None:
+            return m.group(0)[0]
+        return values.get(m.group(1), m.group(0))
+
+    return _FIELD.sub(one, template)
 
 
 @dataclass(frozen=True)
@@ -37,14 +51,10 @@ class PromptTemplate:
     feedback: str = "\n\nThe PDDL action above is not right: {diagnostic}\nWrite the corrected PDDL action.\n\nPDDL Action:\n"
 
     def render_feedback(self, diagnostic: str) -> str:
-        return self.feedback.replace("{diagnostic}", diagnostic)
+        return render(self.feedback, {"diagnostic": diagnostic})
 
     def render_block(self, predicates: str, description: str, action: str) -> str:
-        values = {"predicates": predicates, "description": description, "action": action}
-        out = self.block
-        for key, value in values.items():
-            out = out.replace("{" + key + "}", value)
-        return out
+        return render(self.block, {"predicates": predicates, "description": description, "action": action})
 
 
 def default_template_path() -> Path:
@@ -55,28 +65,47 @@ def default_template_path() -> Path:
     return Path(str(resources.files("domain_drafter.resources") / "prompts" / "paper.toml"))
 
 
+# key -> the placeholders it must hold (all of them) and may hold (no others)
+_TEMPLATE_KEYS: dict[str, frozenset[str]] = {
+    "instruction": frozenset(), "block": _FIELDS, "separator": frozenset(), "feedback": frozenset({"diagnostic"}),
+}
+
+
 def load_template(path: Path | None = None) -> PromptTemplate:
-    """Read a prompt template; a clear error if it is not valid or misses a placeholder."""
+    """Read and validate a prompt template; every problem is a DomainError at file:line."""
     path = path or default_template_path()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read the prompt template: {exc.strerror}", where=path) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DomainError(f"the prompt template is not valid TOML: {exc}", where=path) from None
+    if not path.is_file():
+        raise UsageError("no such prompt template file", where=path, hint="give the path of a .toml template")
+    source = TomlSource.read(path, "prompt template")
+    data = source.data
+    for key, value in data.items():
+        if key not in _TEMPLATE_KEYS:
+            raise source.fail(f"the prompt template has an unknown key '{key}' "
+                              f"(it holds: {', '.join(_TEMPLATE_KEYS)})", key)
+        if not isinstance(value, str):
+            raise source.fail(f"the prompt template's '{key}' must be a string, not {describe_value(value)}", key)
+        try:
+            fields = template_fields(value) if key in ("block", "feedback") else set()
+        except ValueError as exc:
+            raise source.fail(f"the prompt template's '{key}' has {exc}", key) from None
+        allowed = _TEMPLATE_KEYS[key]
+        unknown, missing = fields - allowed, allowed - fields
+        if unknown:
+            raise source.fail(f"the prompt template's '{key}' uses "
+                              + ", ".join("{" + u + "}" for u in sorted(unknown))
+                              + (f"; it may use only {', '.join('{' + a + '}' for a in sorted(allowed))}"
+                                 if allowed else "; it takes no placeholders"), key,
+                              hint="see the shipped resources/prompts/paper.toml")
+        if missing:
+            raise source.fail(f"the prompt template's {key} misses "
+                              + ", ".join("{" + m + "}" for m in sorted(missing)), key,
+                              hint="see the shipped resources/prompts/paper.toml")
     for key in ("instruction", "block"):
-        if not isinstance(data.get(key), str):
-            raise DomainError(f"the prompt template needs a '{key}' string", where=path)
-    missing = _FIELDS - placeholders(data["block"].replace("{{", "").replace("}}", ""))
-    if missing:
-        raise DomainError("the prompt template's block misses "
-                          + ", ".join("{" + m + "}" for m in sorted(missing)), where=path,
-                          hint="see the shipped resources/prompts/paper.toml")
-    feedback = data.get("feedback")
-    if feedback is not None and "{diagnostic}" not in feedback:
-        raise DomainError("the prompt template's feedback misses {diagnostic}", where=path)
-    extra = {"feedback": feedback} if feedback is not None else {}
-    return PromptTemplate(data["instruction"], data["block"], str(data.get("separator", "\n\n")), path, **extra)
+        if key not in data:
+            raise source.fail(f"the prompt template needs a '{key}' string", key,
+                              hint="see the shipped resources/prompts/paper.toml")
+    extra = {"feedback": data["feedback"]} if "feedback" in data else {}
+    return PromptTemplate(data["instruction"], data["block"], data.get("separator", "\n\n"), path, **extra)
 
 
 @dataclass(frozen=True)

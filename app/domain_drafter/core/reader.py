@@ -17,7 +17,7 @@ from domain_drafter.core.model import (
     EQUALITY, OBJECT, ActionSchema, Atom, Domain, Literal, PredicateSignature, Problem, TypedName,
 )
 from domain_drafter.core.parsing import parse_tree, span_of
-from domain_drafter.core.types import TypeHierarchy
+from domain_drafter.core.types import TypeHierarchy, either_type
 
 Span = tuple[int, int]
 
@@ -35,7 +35,7 @@ CONSTRUCT_REQUIREMENT = {
 @dataclass(frozen=True)
 class ParsedParameter:
     name: str                      # with the '?'
-    types: tuple[str, ...]         # ('object',) when untyped; several for (either ...)
+    types: tuple[str, ...]         # ('object',) when untyped; the members, in order written, for (either ...)
     span: Span
     type_span: Span | None = None
 
@@ -79,7 +79,7 @@ class ParsedAction:
     def to_schema(self) -> ActionSchema:
         pre = tuple(Literal(a.atom, a.positive) for a in self.atoms if a.section == "precondition")
         eff = tuple(Literal(a.atom, a.positive) for a in self.atoms if a.section == "effect")
-        params = tuple(TypedName(p.name, p.types[0] if len(p.types) == 1 else OBJECT) for p in self.parameters)
+        params = tuple(TypedName(p.name, either_type(p.types)) for p in self.parameters)
         return ActionSchema(self.name, params, _dedupe(pre), _dedupe(eff))
 
 
@@ -280,7 +280,7 @@ def read_domain(text: str, path: Path | None = None) -> tuple[Domain, list[Parse
             for skel in child.children[2:-1]:
                 params = read_typed_variables(skel.children[2])
                 predicates.append(PredicateSignature(
-                    str(skel.children[1]), tuple(TypedName(p.name, p.types[0]) for p in params)))
+                    str(skel.children[1]), tuple(TypedName(p.name, either_type(p.types)) for p in params)))
         elif child.data == "functions":
             raise DomainError("numeric functions are beyond typed STRIPS", where=where(span_of(child)))
         elif child.data == "derived_predicates":

@@ -7,6 +7,7 @@ between units of work and `report()` to publish progress. Nothing here knows abo
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -15,27 +16,46 @@ class Cancelled(Exception):
     """Raised inside a task when its TaskState was cancelled; callers treat it as a normal stop."""
 
 
+_CHILD_POLL_S = 0.02
+
+
 @dataclass
 class TaskState:
-    """Cancel flag plus an optional progress callback `(done, total, message)`."""
+    """Cancel flag plus an optional progress callback `(done, total, message)`.
+
+    `child()` makes a task that is cancelled with this one and can also be cancelled on its
+    own: parallel work uses one to stop its siblings without stopping the caller.
+    """
 
     on_progress: Callable[[int, int, str], None] | None = None
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+    _parent: "TaskState | None" = field(default=None, repr=False)
+
+    def child(self) -> "TaskState":
+        return TaskState(self.on_progress, _parent=self)
 
     def cancel(self) -> None:
         self._cancel.set()
 
     @property
     def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        return self._cancel.is_set() or (self._parent is not None and self._parent.cancelled)
 
     def check_cancelled(self) -> None:
-        if self._cancel.is_set():
+        if self.cancelled:
             raise Cancelled()
 
     def wait(self, timeout: float) -> bool:
         """Sleep up to `timeout` seconds, waking early on cancel; True if cancelled."""
-        return self._cancel.wait(timeout)
+        if self._parent is None:
+            return self._cancel.wait(timeout)
+        deadline = time.monotonic() + timeout
+        while not self.cancelled:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._cancel.wait(min(left, _CHILD_POLL_S))
+        return True
 
     def report(self, done: int, total: int, message: str = "") -> None:
         if self.on_progress is not None:

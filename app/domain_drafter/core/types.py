@@ -1,30 +1,60 @@
-"""The type hierarchy of a domain, as a networkx digraph from each type to its parent."""
+"""The type hierarchy of a domain, and `(either ...)` type expressions.
+
+A type is written either as a plain name (`truck`) or as `(either a b ...)`. We keep the
+expression as text, canonical (members sorted, duplicates dropped, lower-case), so that a
+parameter's type stays a plain, hashable, printable string everywhere (model, D', prompts),
+and the few places that reason about types ask this module what the members are.
+"""
 
 from __future__ import annotations
 
 from functools import cached_property
 from typing import Iterable, Mapping
 
-import networkx as nx
-
 OBJECT = "object"
+_EITHER_PREFIX = "(either "
+
+
+def either_type(members: Iterable[str]) -> str:
+    """The canonical type expression for a union: `truck` for one member, `(either airplane truck)` for more."""
+    unique = sorted(dict.fromkeys(m.lower() for m in members))
+    if not unique:
+        raise ValueError("an either type needs at least one member")
+    return unique[0] if len(unique) == 1 else f"{_EITHER_PREFIX}{' '.join(unique)})"
+
+
+def type_members(type_expr: str) -> tuple[str, ...]:
+    """The member names of a type expression: `(either a b)` -> ('a', 'b'); `a` -> ('a',)."""
+    if type_expr.startswith(_EITHER_PREFIX) and type_expr.endswith(")"):
+        return tuple(type_expr[len(_EITHER_PREFIX):-1].split())
+    return (type_expr,)
+
+
+def is_either(type_expr: str) -> bool:
+    return type_expr.startswith(_EITHER_PREFIX)
+
+
+def type_phrase(type_expr: str) -> str:
+    """The type in words for descriptions: `truck`, or `truck or airplane`."""
+    members = type_members(type_expr)
+    return members[0] if len(members) == 1 else ", ".join(members[:-1]) + " or " + members[-1]
 
 
 class TypeHierarchy:
-    """Declared types and their supertypes; `object` is the implicit root.
+    """Declared types and their parents; `object` is the implicit root. Each type has one parent.
 
-    Immutable after construction; hashable by its edges so domains stay value-like.
+    Immutable after construction; hashable by its edges so domains stay value-like. The
+    hierarchy of a STRIPS domain is a small forest, so it is a plain parent map (a graph
+    library would cost more to import than every query it answers).
     """
 
     def __init__(self, parents: Mapping[str, str | None] | Iterable[tuple[str, str | None]] = ()):
         items = parents.items() if isinstance(parents, Mapping) else parents
-        graph = nx.DiGraph()
-        graph.add_node(OBJECT)
+        self._parent: dict[str, str] = {}
         order: list[str] = []
         for child, parent in items:
-            graph.add_edge(child, parent or OBJECT)
+            self._parent[child] = parent or OBJECT
             order.append(child)
-        self._graph = graph
         self._order = tuple(dict.fromkeys(order))
 
     @property
@@ -33,21 +63,37 @@ class TypeHierarchy:
         return self._order
 
     def parent(self, type_name: str) -> str | None:
-        succ = list(self._graph.successors(type_name)) if type_name in self._graph else []
-        return succ[0] if succ else None
+        return self._parent.get(type_name)
 
-    def __contains__(self, type_name: str) -> bool:
-        return type_name in self._graph
+    def __contains__(self, type_expr: str) -> bool:
+        """True if every member of the type expression is declared (or `object`)."""
+        return all(t in self._ancestors for t in type_members(type_expr))
 
     @cached_property
     def _ancestors(self) -> dict[str, frozenset[str]]:
-        return {t: frozenset(nx.descendants(self._graph, t)) | {t} for t in self._graph.nodes}
+        # Parents need no declaration of their own (`truck - vehicle` declares `vehicle`).
+        out: dict[str, frozenset[str]] = {t: frozenset({t, OBJECT}) for t in self._parent.values()}
+        out[OBJECT] = frozenset({OBJECT})
+        for start in self._parent:
+            seen = [start]
+            node = self._parent[start]
+            while node not in seen and node != OBJECT:
+                seen.append(node)
+                node = self._parent.get(node, OBJECT)
+            out[start] = frozenset(seen) | {OBJECT}
+        return out
 
     def is_subtype(self, sub: str, sup: str) -> bool:
-        """True if `sub` is `sup` or one of its descendants (everything is an `object`)."""
-        if sup == OBJECT or sub == sup:
+        """True if every object of type `sub` is also of type `sup`.
+
+        Both may be `(either ...)` expressions: each member of `sub` must be a subtype of some
+        member of `sup` (everything is an `object`).
+        """
+        sup_members = type_members(sup)
+        if OBJECT in sup_members:
             return True
-        return sup in self._ancestors.get(sub, frozenset())
+        return all(any(s == t or t in self._ancestors.get(s, ()) for t in sup_members)
+                   for s in type_members(sub))
 
     def supertypes(self, type_name: str) -> frozenset[str]:
         """`type_name` and all its ancestors, `object` included."""
@@ -55,8 +101,20 @@ class TypeHierarchy:
 
     @cached_property
     def cycles(self) -> list[list[str]]:
-        """Cycles in the declaration (an error in the domain file)."""
-        return [c for c in nx.simple_cycles(self._graph)]
+        """Cycles in the declaration (an error in the domain file), each listed once."""
+        found: list[list[str]] = []
+        seen_in_cycle: set[str] = set()
+        for start in self._order:
+            path = [start]
+            node = self._parent.get(start, OBJECT)
+            while node != OBJECT and node not in path and node in self._parent:
+                path.append(node)
+                node = self._parent[node]
+            if node in path and node not in seen_in_cycle:
+                cycle = path[path.index(node):]
+                seen_in_cycle.update(cycle)
+                found.append(cycle)
+        return found
 
     def to_pddl(self) -> str:
         groups: dict[str, list[str]] = {}

@@ -4,12 +4,18 @@ Decided in this order, each with a counterexample a person can read:
 NoPlan (D' has no plan for some problem), then NPApp (a D' plan is invalid in D),
 then OPApp (a D plan is invalid in D'); otherwise Equivalent. Both directions are validated
 fully, not pairwise.
+
+The problems are planned in parallel. A proven NoPlan decides the verdict, so it cancels the
+planner runs still going, and it wins over another problem's planner error (that error could
+only have left the verdict open). A failure that raises cancels the sibling runs before it
+propagates; so does a cancel of the caller's task.
 """
 
 from __future__ import annotations
 
+import enum
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -18,8 +24,21 @@ from domain_drafter.core.classes import Subclass
 from domain_drafter.core.model import Domain
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.planning.kstar import KStarPlanner, PlannerResult, PlannerStatus
+from domain_drafter.planning.kstar_input import kstar_input
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.validator import PlanValidation, PlanValidator, plan_validation_from_dict
+
+_NO_PLAN = (PlannerStatus.UNSOLVABLE, PlannerStatus.TIMEOUT)
+
+
+class Direction(str, enum.Enum):
+    """Which plans were validated in which domain (str-valued: JSON keeps the same strings)."""
+
+    GENERATED_IN_REFERENCE = "generated-in-reference"   # NPApp (and NoPlan's counterexample)
+    REFERENCE_IN_GENERATED = "reference-in-generated"   # OPApp
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -27,26 +46,27 @@ class Counterexample:
     """Why D' differs from D: on which problem, which plan, and what failed where."""
 
     problem: str
-    direction: str                     # "generated-in-reference" (NPApp) or "reference-in-generated" (OPApp)
+    direction: Direction
     plan: tuple[str, ...] = ()
     validation: PlanValidation | None = None
-    planner_status: str | None = None  # for NoPlan: "unsolvable" or "timeout"
+    planner_status: PlannerStatus | None = None  # for NoPlan: UNSOLVABLE or TIMEOUT
 
     @property
     def message(self) -> str:
         if self.planner_status is not None:
-            if self.planner_status == PlannerStatus.TIMEOUT.value:
+            if self.planner_status is PlannerStatus.TIMEOUT:
                 return f"on problem {self.problem}, the planner timed out in the generated domain"
             return f"on problem {self.problem}, the generated domain has no plan"
-        owner, judge = (("generated", "reference") if self.direction == "generated-in-reference"
+        owner, judge = (("generated", "reference") if self.direction is Direction.GENERATED_IN_REFERENCE
                         else ("reference", "generated"))
         detail = self.validation.message if self.validation is not None else ""
         return f"on problem {self.problem}, a plan of the {owner} domain fails in the {judge} domain: {detail}"
 
     def to_dict(self) -> dict:
-        return {"problem": self.problem, "direction": self.direction, "plan": list(self.plan),
+        return {"problem": self.problem, "direction": self.direction.value, "plan": list(self.plan),
                 "validation": self.validation.to_dict() if self.validation is not None else None,
-                "planner_status": self.planner_status, "message": self.message}
+                "planner_status": self.planner_status.value if self.planner_status is not None else None,
+                "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -54,8 +74,13 @@ class ProblemStats:
     problem: str
     reference_plans: int
     generated_plans: int
-    generated_status: str
+    generated_status: PlannerStatus
     planner_s: float
+
+    def to_dict(self) -> dict:
+        return {"problem": self.problem, "reference_plans": self.reference_plans,
+                "generated_plans": self.generated_plans, "generated_status": self.generated_status.value,
+                "planner_s": self.planner_s}
 
 
 @dataclass(frozen=True)
@@ -70,7 +95,7 @@ class EquivalenceReport:
 
     @property
     def timed_out(self) -> bool:
-        return self.counterexample is not None and self.counterexample.planner_status == PlannerStatus.TIMEOUT.value
+        return self.counterexample is not None and self.counterexample.planner_status is PlannerStatus.TIMEOUT
 
     @property
     def message(self) -> str:
@@ -87,26 +112,51 @@ class EquivalenceReport:
             "subclass": self.subclass.value if self.subclass else None,
             "message": self.message, "error": self.error, "timed_out": self.timed_out,
             "counterexample": self.counterexample.to_dict() if self.counterexample else None,
-            "problems": [p.__dict__ for p in self.problems], "timings": dict(self.timings),
+            "problems": [p.to_dict() for p in self.problems], "timings": dict(self.timings),
         }
 
 
 def equivalence_from_dict(data: dict) -> EquivalenceReport:
-    """Rebuild a report from `to_dict()` output (the verdict cache and results stores use this)."""
+    """Rebuild a report from `to_dict()` output (the verdict cache and results stores use this).
+
+    Raises KeyError, TypeError or ValueError on data of another shape (callers treat it as absent).
+    """
     cx = data.get("counterexample")
     counterexample = None
     if cx:
         validation = plan_validation_from_dict(cx["validation"]) if cx.get("validation") else None
-        counterexample = Counterexample(cx["problem"], cx["direction"], tuple(cx.get("plan", ())), validation,
-                                        cx.get("planner_status"))
+        status = cx.get("planner_status")
+        counterexample = Counterexample(cx["problem"], Direction(cx["direction"]), tuple(cx.get("plan", ())),
+                                        validation, PlannerStatus(status) if status is not None else None)
+    problems = tuple(ProblemStats(p["problem"], int(p["reference_plans"]), int(p["generated_plans"]),
+                                  PlannerStatus(p["generated_status"]), float(p["planner_s"]))
+                     for p in data.get("problems", ()) if _exact_keys(p, ProblemStats))
     return EquivalenceReport(
         Subclass.from_name(data["subclass"]) if data.get("subclass") else None,
-        counterexample, data.get("error"),
-        tuple(ProblemStats(**p) for p in data.get("problems", ())), dict(data.get("timings", {})))
+        counterexample, data.get("error"), problems, dict(data.get("timings", {})))
+
+
+def _exact_keys(entry: object, cls: type) -> bool:
+    """A stored entry must have exactly the fields of `cls`: a row from another version is not guessed at."""
+    if not isinstance(entry, dict) or set(entry) != set(cls.__dataclass_fields__):
+        raise TypeError(f"a stored {cls.__name__} has other fields than this version knows")
+    return True
 
 
 def _show(plan: Sequence[Sequence[str]]) -> tuple[str, ...]:
     return tuple(f"({' '.join(step)})" for step in plan)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """One problem's planner results; `generated` is SKIPPED when the reference gave no plans."""
+
+    reference: PlannerResult
+    generated: PlannerResult
+
+
+def _skipped(reason: str) -> PlannerResult:
+    return PlannerResult(PlannerStatus.SKIPPED, (), 0.0, None, (), reason, "")
 
 
 def check_equivalence(reference: Domain, generated: Domain, problems: Sequence[ProblemFile],
@@ -114,56 +164,70 @@ def check_equivalence(reference: Domain, generated: Domain, problems: Sequence[P
                       task: TaskState | None = None) -> EquivalenceReport:
     """Compare D' (`generated`) with D (`reference`) on `problems`."""
     started = time.perf_counter()
-    ref_text = reference_text if reference_text is not None else reference.to_pddl()
-    gen_text = generated.to_pddl()
-
+    texts = kstar_input(reference, generated, problems, reference_text)
+    # Cancelled with the caller's task, and on its own when the verdict is decided or a worker fails.
+    local = task.child() if task is not None else TaskState()
     total = len(problems) + 1
     done = [0]
 
-    def plan_problem(problem: ProblemFile) -> tuple[PlannerResult, PlannerResult]:
-        ref = plan_cache.plans(ref_text, problem.text, task=task, label=f"reference/{problem.name}")
-        gen = planner.plan(gen_text, problem.text, task=task, label=f"generated/{problem.name}")
+    def plan_problem(problem: ProblemFile, problem_text: str) -> _Planned:
+        ref = plan_cache.plans(texts.reference, problem_text, task=local, label=f"reference/{problem.name}")
+        if ref.status is not PlannerStatus.SOLVED:
+            return _Planned(ref, _skipped("the reference gave no plans"))
+        gen = planner.plan(texts.generated, problem_text, task=local, label=f"generated/{problem.name}")
+        if gen.status in _NO_PLAN:
+            local.cancel()  # NoPlan is decided; no other problem can change that
         if task is not None:
             done[0] += 1
             task.report(done[0], total, f"planned {problem.name}")
-        return ref, gen
+        return _Planned(ref, gen)
 
     if task is not None:
         task.report(0, total, "planning with K*")
-
-    with ThreadPoolExecutor(max_workers=max(1, len(problems))) as pool:
-        results = list(pool.map(plan_problem, problems))
+    pool = ThreadPoolExecutor(max_workers=max(1, len(problems)))
+    try:
+        futures = [pool.submit(plan_problem, p, t) for p, t in zip(problems, texts.problems)]
+        finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for future in finished:
+            if future.exception() is not None:
+                raise future.exception()  # type: ignore[misc]
+        results = [f.result() for f in futures]
+    except BaseException:
+        local.cancel()  # the sibling runs stop within a poll interval; then the pool is joined
+        raise
+    finally:
+        pool.shutdown(wait=True)
     planned = time.perf_counter()
     if task is not None and task.cancelled:
         raise Cancelled()
 
-    stats = tuple(ProblemStats(p.name, len(r.plans), len(g.plans), g.status.value, g.wall_time_s)
-                  for p, (r, g) in zip(problems, results))
+    stats = tuple(ProblemStats(p.name, len(r.reference.plans), len(r.generated.plans), r.generated.status,
+                               r.generated.wall_time_s) for p, r in zip(problems, results))
     timings = {"plan_s": planned - started}
 
-    for problem, (ref, _) in zip(problems, results):
-        if ref.status is not PlannerStatus.SOLVED:
-            return EquivalenceReport(None, error=f"the reference domain could not be planned on {problem.name}: "
-                                                 f"{ref.message}", problems=stats, timings=timings)
-    for problem, (_, gen) in zip(problems, results):
-        if gen.status in (PlannerStatus.UNSOLVABLE, PlannerStatus.TIMEOUT):
-            return EquivalenceReport(Subclass.NO_PLAN, Counterexample(problem.name, "generated-in-reference",
-                                                                      planner_status=gen.status.value),
+    # A proven NoPlan on any problem decides, whatever went wrong elsewhere.
+    for problem, r in zip(problems, results):
+        if r.generated.status in _NO_PLAN:
+            return EquivalenceReport(Subclass.NO_PLAN, Counterexample(problem.name, Direction.GENERATED_IN_REFERENCE,
+                                                                      planner_status=r.generated.status),
                                      problems=stats, timings=timings)
-        if gen.status is PlannerStatus.CANCELLED:
-            raise Cancelled()
-        if gen.status is not PlannerStatus.SOLVED:
+    for problem, r in zip(problems, results):
+        if r.reference.status is not PlannerStatus.SOLVED:
+            return EquivalenceReport(None, error=f"the reference domain could not be planned on {problem.name}: "
+                                                 f"{r.reference.message}", problems=stats, timings=timings)
+    for problem, r in zip(problems, results):
+        if r.generated.status is not PlannerStatus.SOLVED:
             return EquivalenceReport(None, error=f"the planner failed on the generated domain ({problem.name}): "
-                                                 f"{gen.message}", problems=stats, timings=timings)
+                                                 f"{r.generated.message}", problems=stats, timings=timings)
 
     checks = (
-        (Subclass.NP_APP, "generated-in-reference", reference, 1),
-        (Subclass.OP_APP, "reference-in-generated", generated, 0),
+        (Subclass.NP_APP, Direction.GENERATED_IN_REFERENCE, reference, "generated"),
+        (Subclass.OP_APP, Direction.REFERENCE_IN_GENERATED, generated, "reference"),
     )
     for subclass, direction, judge, which in checks:
-        for problem, pair in zip(problems, results):
+        for problem, r in zip(problems, results):
             validator = PlanValidator(judge, problem.problem)
-            for plan in pair[which].plans:
+            for plan in getattr(r, which).plans:
                 verdict = validator.validate(plan)
                 if not verdict.valid:
                     timings["validate_s"] = time.perf_counter() - planned

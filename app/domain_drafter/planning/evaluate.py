@@ -6,24 +6,22 @@ cache, the verdict cache); the GUI's worker, the CLI and the batch benchmark eac
 
 from __future__ import annotations
 
-import hashlib
-import json
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from domain_drafter.core.answers import CheckReport, Finding, check_answer
 from domain_drafter.core.are import AreReport, action_reconstruction_error
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import ResultClass, Subclass
-from domain_drafter.core.model import ActionSchema, Literal
-from domain_drafter.core.paths import cache_dir
+from domain_drafter.core.model import ActionSchema, canonical_action
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.planning.equivalence import EquivalenceReport, check_equivalence, equivalence_from_dict
+from domain_drafter.planning.equivalence import EquivalenceReport, check_equivalence
 from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
+from domain_drafter.planning.plan_cache import PlanCache, versioned_key
+from domain_drafter.planning.verdict_cache import SCHEMA as VERDICT_SCHEMA
+from domain_drafter.planning.verdict_cache import VerdictCache
+
+__all__ = ["EvaluationOptions", "EvaluationResult", "Evaluator", "VerdictCache", "canonical_action", "evaluate"]
 
 
 @dataclass(frozen=True)
@@ -84,74 +82,6 @@ class EvaluationResult:
         }
 
 
-def canonical_action(action: ActionSchema) -> str:
-    """A text that is equal for actions differing only in whitespace, conjunct order and parameter names."""
-    names = {p.name: f"?p{i}" for i, p in enumerate(action.parameters)}
-
-    def lits(literals) -> list[str]:
-        return sorted({str(Literal(l.atom.rename(names), l.positive)) for l in literals})
-
-    params = " ".join(f"{names[p.name]}-{p.type}" for p in action.parameters)
-    return f"{action.name}|{params}|{' '.join(lits(action.precondition))}|{' '.join(lits(action.effect))}"
-
-
-class VerdictCache:
-    """Equivalence verdicts in a SQLite file, in front of it a dict for this process."""
-
-    def __init__(self, path: Path | None = None):
-        self.path = path or cache_dir() / "verdicts.sqlite"
-        self._memory: dict[str, EquivalenceReport] = {}
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
-
-    def _conn(self) -> sqlite3.Connection | None:
-        if self._db is None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
-                db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, report TEXT NOT NULL)")
-                self._db = db
-            except sqlite3.Error:
-                return None
-        return self._db
-
-    def get(self, key: str) -> EquivalenceReport | None:
-        with self._lock:
-            if key in self._memory:
-                return self._memory[key]
-            db = self._conn()
-            row = None
-            if db is not None:
-                try:
-                    row = db.execute("SELECT report FROM verdicts WHERE key = ?", (key,)).fetchone()
-                except sqlite3.Error:
-                    row = None
-            if row is None:
-                return None
-            report = equivalence_from_dict(json.loads(row[0]))
-            self._memory[key] = report
-            return report
-
-    def put(self, key: str, report: EquivalenceReport) -> None:
-        if report.subclass is None or report.timed_out:
-            return  # errors and time-outs may go differently next time
-        with self._lock:
-            self._memory[key] = report
-            db = self._conn()
-            if db is not None:
-                try:
-                    with db:
-                        db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(report.to_dict())))
-                except sqlite3.Error:
-                    pass
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-
 class Evaluator:
     """Evaluates answers; keeps the planner, the reference plans and past verdicts between calls.
 
@@ -177,14 +107,10 @@ class Evaluator:
 
     def verdict_key(self, bundle: DomainBundle, target: str, action: ActionSchema,
                     reference_text: str | None = None) -> str:
-        h = hashlib.sha256()
+        """Everything the verdict depends on, with the schema and the Domain Drafter and K* versions."""
         reference_text = reference_text if reference_text is not None else bundle.domain.to_pddl()
-        parts = [reference_text, *(p.text for p in bundle.problems), target, canonical_action(action),
-                 str(self.planner.k), self.planner.version]
-        for part in parts:
-            h.update(part.encode("utf-8"))
-            h.update(b"\0")
-        return h.hexdigest()
+        return versioned_key(VERDICT_SCHEMA, reference_text, *(p.text for p in bundle.problems), target,
+                             canonical_action(action), str(self.planner.k), self.planner.version)
 
     def evaluate(self, bundle: DomainBundle, action: str, answer: str, *,
                  task: TaskState | None = None) -> EvaluationResult:

@@ -29,13 +29,14 @@ Plan = tuple[tuple[str, ...], ...]
 
 INSTALL_HINT = "install it with `pip install kstar-planner` (into the interpreter that runs the planner)"
 _POLL_S = 0.02
+PLANS_FILE = "plans.json"
 _LOG_TAIL_CHARS = 2000
 _ERROR_LINE = re.compile(r"error|reason|could not|not support|unsupported|exception|no module named", re.I)
 _NOISE_LINE = re.compile(r"exit code|driver aborting|^\[t=|^info ", re.I)
 
 
-class PlannerStatus(enum.Enum):
-    """How a planner run ended."""
+class PlannerStatus(str, enum.Enum):
+    """How a planner run ended (str-valued, so results serialise to the same JSON strings)."""
 
     SOLVED = "solved"
     UNSOLVABLE = "unsolvable"
@@ -43,6 +44,10 @@ class PlannerStatus(enum.Enum):
     TRANSLATOR_ERROR = "translator_error"
     CRASHED = "crashed"
     CANCELLED = "cancelled"
+    SKIPPED = "skipped"   # not run: its result could not have changed the verdict
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,9 @@ class KStarPlanner:
         limits = ["--overall-time-limit", f"{cpu_limit}s"]
         if self.memory_limit_mb is not None:
             limits += ["--overall-memory-limit", f"{int(self.memory_limit_mb)}M"]
-        search = f"kstar(lmcut(), k={self.k}, dump_plan_files=false, json_file_to_dump={workdir / 'plans.json'})"
+        # Relative to the driver's working directory (`workdir`): the search option is parsed by
+        # K*'s option parser, which cannot read a path holding spaces, commas or parentheses.
+        search = f"kstar(lmcut(), k={self.k}, dump_plan_files=false, json_file_to_dump={PLANS_FILE})"
         return (self.python, "-B", "-m", "kstar_planner.driver.main", "--build", str(build), *limits,
                 "domain.pddl", "problem.pddl",
                 "--translate-options", "--invariant-generation-max-candidates", "0",
@@ -236,7 +243,7 @@ class KStarPlanner:
                 status, message, plans, costs = stopped, f"K* timed out after {self.time_limit_s:g} s on {what}", (), ()
             else:
                 assert code is not None
-                status, message, plans, costs = self._classify(code, log, workdir / "plans.json", what)
+                status, message, plans, costs = self._classify(code, log, workdir / PLANS_FILE, what)
         wall = time.monotonic() - start
         logger.info("K* on %s: %s in %.3f s (%s)", what, status.name, wall, exitcodes.describe(code))
         return PlannerResult(status, plans, wall, code, command, message, log[-_LOG_TAIL_CHARS:], costs)

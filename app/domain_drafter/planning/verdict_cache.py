@@ -1,0 +1,87 @@
+"""Equivalence verdicts in a SQLite file, so a repeated answer costs about a millisecond.
+
+Keys are built by the Evaluator from everything a verdict depends on, plus a schema version
+and the Domain Drafter and K* versions. A row that does not decode (written by another
+version, or damaged) is a miss and is replaced by the next verdict; never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from domain_drafter.core.paths import cache_dir
+from domain_drafter.planning.equivalence import EquivalenceReport, equivalence_from_dict
+
+SCHEMA = "verdicts-2"
+
+
+class VerdictCache:
+    """Equivalence verdicts in a SQLite file, in front of it a dict for this process."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = path or cache_dir() / "verdicts.sqlite"
+        self._memory: dict[str, EquivalenceReport] = {}
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def _conn(self) -> sqlite3.Connection | None:
+        if self._db is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
+                db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, report TEXT NOT NULL)")
+                self._db = db
+            except (sqlite3.Error, OSError):
+                return None
+        return self._db
+
+    def get(self, key: str) -> EquivalenceReport | None:
+        """The stored verdict, or None if there is none or it does not decode."""
+        with self._lock:
+            if key in self._memory:
+                return self._memory[key]
+            db = self._conn()
+            if db is None:
+                return None
+            try:
+                row = db.execute("SELECT report FROM verdicts WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error:
+                return None
+            if row is None:
+                return None
+            report = _decode(row[0])
+            if report is not None:
+                self._memory[key] = report
+            return report
+
+    def put(self, key: str, report: EquivalenceReport) -> None:
+        if report.subclass is None or report.timed_out:
+            return  # errors and time-outs may go differently next time
+        with self._lock:
+            self._memory[key] = report
+            db = self._conn()
+            if db is not None:
+                try:
+                    with db:
+                        db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(report.to_dict())))
+                except sqlite3.Error:
+                    pass  # a cache that cannot be written only costs time
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+def _decode(text: object) -> EquivalenceReport | None:
+    try:
+        data = json.loads(text)  # type: ignore[arg-type]
+        if not isinstance(data, dict):
+            return None
+        return equivalence_from_dict(data)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
