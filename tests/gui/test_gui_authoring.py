@@ -176,3 +176,15 @@ def test_the_app_killed_right_after_accept_keeps_the_accepted_action(bundles, tm
     entry = WorkingCopy.open(folder).entry("put-down")
     assert entry.state == "accepted" and entry.attempts[-1].source == "hand"
     assert load_bundle_path(folder).domain.action("put-down") != bundles["blocksworld"].domain.action("put-down")
+
+
+def test_the_main_window_opens_the_authoring_window_on_its_domain(qtbot, window):
+    from gui_helpers import select
+
+    select(qtbot, window, "gripper", "pick")
+    window.authoring_action.trigger()
+    authoring = window.authoring_windows[-1]
+    qtbot.waitUntil(authoring.isVisible)
+    assert authoring.workspace.name == "gripper" and states(authoring) == ["reference"] * 3
+    assert authoring.backend_source is not None and authoring.draft_all_button.isEnabled()   # the chosen model
+    authoring.close()

@@ -170,6 +170,8 @@ class MainWindow(QMainWindow):
         for action in self.toolbar.run_actions:
             run_menu.addAction(action)
         install_benchmark_menu(self)   # Benchmark > Run benchmark… (gui/bench_dialog.py)
+        from domain_drafter.gui.authoring_menu import install_authoring_menu
+        install_authoring_menu(self)   # Authoring > Draft this domain… (gui/authoring_menu.py)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
         help_menu.addAction("About Domain Drafter", self._about)
