@@ -68,6 +68,20 @@ def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_backend, bun
     assert states(win)[1] == "accepted" and win.history.count() == 2 and win.workspace.dirty
     assert win.windowTitle().startswith("*blocksworld (not saved)")
 
+    win.history.setCurrentRow(1)
+    qtbot.mouseClick(win.compare_button, Qt.MouseButton.LeftButton)
+    assert win.verdict.toPlainText().startswith("put-down, attempt 2: passes the syntax and semantic checks")
+    assert "ARE 0 (pre 0, add 0, del 0)" in win.verdict.toPlainText()
+    win.history.setCurrentRow(0)
+    qtbot.mouseClick(win.restore_button, Qt.MouseButton.LeftButton)
+    assert win.editor.toPlainText() == win.workspace.entry("put-down").attempts[0].text
+
+    exported = tmp_path / "export" / "domain.pddl"
+    exported.parent.mkdir()
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        win.export_to(exported)
+    assert exported.read_text() == win.workspace.domain_text()
+
     folder = tmp_path / "bw"
     with qtbot.waitSignal(win.saved, timeout=JOB_MS):
         win.save_to(folder)

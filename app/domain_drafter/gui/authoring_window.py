@@ -156,6 +156,7 @@ class AuthoringWindow(QMainWindow):
         self.accept_button = QPushButton("Accept")
         self.revert_button = QPushButton("Revert to reference")
         self.restore_button = QPushButton("Restore attempt")
+        self.compare_button = QPushButton("Compare with reference")
         self.add_button = QPushButton("New action...")
         self.try_button = QPushButton("Try it")
         buttons = QHBoxLayout()
@@ -169,6 +170,7 @@ class AuthoringWindow(QMainWindow):
         right_layout.addWidget(QLabel("History"))
         right_layout.addWidget(self.history)
         right_layout.addWidget(self.restore_button)
+        right_layout.addWidget(self.compare_button)
         top = QSplitter()
         top.addWidget(self.table)
         top.addWidget(self.editor)
@@ -192,6 +194,7 @@ class AuthoringWindow(QMainWindow):
         self.accept_button.clicked.connect(self.accept_selected)
         self.revert_button.clicked.connect(self.revert_selected)
         self.restore_button.clicked.connect(self.restore_attempt)
+        self.compare_button.clicked.connect(self.compare_attempt)
         self.history.itemDoubleClicked.connect(lambda *_: self.restore_attempt())
         self.add_button.clicked.connect(self._ask_new_action)
         self.try_button.clicked.connect(self.try_selected)
@@ -238,7 +241,7 @@ class AuthoringWindow(QMainWindow):
         self.draft_all_button.setEnabled(not busy and has_model)
         self.draft_button.setEnabled(not busy and has_model and entry is not None)
         self.stop_button.setEnabled(busy)
-        for b in (self.accept_button, self.revert_button, self.restore_button, self.add_button):
+        for b in (self.accept_button, self.revert_button, self.restore_button, self.compare_button, self.add_button):
             b.setEnabled(not busy and (entry is not None or b is self.add_button))
         self.try_button.setEnabled(not busy and entry is not None and entry.new is not None)
         self.progress.setVisible(busy)
@@ -308,6 +311,31 @@ class AuthoringWindow(QMainWindow):
         if name is None or row < 0:
             return
         self.editor.setPlainText(self.workspace.entries[name].attempts[row].text)
+
+    def compare_attempt(self) -> None:
+        """Show the selected attempt (or the editor's text) against the reference action: verdict and ARE."""
+        from domain_drafter.cli import format_are
+        from domain_drafter.core.are import action_reconstruction_error
+
+        name, row = self.selected(), self.history.currentRow()
+        if name is None:
+            return
+        entry = self.workspace.entries[name]
+        attempt = entry.attempts[row] if 0 <= row < len(entry.attempts) else None
+        text = attempt.text if attempt is not None else self.editor.toPlainText()
+        report = self.workspace.check(name, text)
+        head = f"attempt {attempt.number}" if attempt is not None else "the editor's text"
+        lines = [f"{name}, {head}: " + (f"{report.subclass.value}: {report.findings[0].message}"
+                                        if report.findings else "passes the syntax and semantic checks")]
+        if attempt is not None and attempt.subclass:
+            lines.append(f"  verdict when drafted: {attempt.subclass}: {attempt.message}")
+        if report.action is not None and entry.reference is not None:
+            lines += format_are(action_reconstruction_error(entry.reference, report.action))
+            lines += ["", "reference:", entry.reference.to_pddl(indent=""), "", head + ":",
+                      report.action.to_pddl(indent="")]
+        elif entry.reference is None:
+            lines.append("  a new action: there is no reference to compare with (use Try it)")
+        self.verdict.setPlainText("\n".join(lines))
 
     def add_action(self, spec: NewActionSpec) -> None:
         self.workspace.add_action(spec)
