@@ -202,3 +202,27 @@ def test_the_main_window_opens_the_authoring_window_on_its_domain(qtbot, window)
     assert authoring.workspace.name == "gripper" and states(authoring) == ["reference"] * 3
     assert authoring.backend_source is not None and authoring.draft_all_button.isEnabled()   # the chosen model
     authoring.close()
+
+
+def test_descriptions_are_edited_in_place_checked_as_typed_and_saved(qtbot, bundles, tmp_path):
+    from domain_drafter.gui.authoring_descriptions import TEXT
+
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    copy.save(tmp_path / "bw")
+    win = open_window(qtbot, copy)
+    editor = win.descriptions_editor
+    row = editor.row_of("predicate", "on")
+    with qtbot.waitSignal(editor.rejected):
+        editor.table.item(row, TEXT).setText("block {x} sits on block {z}")     # typed: {z} is no variable
+    assert "{z} is no variable" in editor.message.text()
+    assert win.workspace.descriptions.predicates["on"].text == "block {x} is on top of block {y}"
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        editor.table.item(row, TEXT).setText("block {x} sits on block {y}")
+    assert editor.table.item(row, TEXT).toolTip() == ""
+    summary = editor.row_of("action", "stack")
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        editor.table.item(summary, TEXT).setText("The hand sets block {x} onto block {y}.")
+    loaded = load_bundle_path(tmp_path / "bw").require_descriptions()
+    assert loaded.predicates["on"].text == "block {x} sits on block {y}"
+    assert loaded.actions["stack"] == "The hand sets block {x} onto block {y}."
+    win.close()

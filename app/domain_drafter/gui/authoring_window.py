@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget,
+    QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from domain_drafter.core.bundle import load_bundled
@@ -27,6 +27,7 @@ from domain_drafter.drafting.loop import DraftOptions, draft_action
 from domain_drafter.drafting.new_action import TryReport, draft_new_action, try_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain, record
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
+from domain_drafter.gui.authoring_descriptions import DescriptionsEditor
 from domain_drafter.gui.authoring_model import ActionStateModel, attempt_label
 from domain_drafter.gui.code_editor import CodeEditor
 from domain_drafter.gui.workers import TaskRunner, TaskWorker
@@ -175,9 +176,13 @@ class AuthoringWindow(QMainWindow):
         top.addWidget(self.table)
         top.addWidget(self.editor)
         top.addWidget(right)
+        self.descriptions_editor = DescriptionsEditor(workspace)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.verdict, "Verdict")
+        self.tabs.addTab(self.descriptions_editor, "Descriptions")
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
-        body.addWidget(self.verdict)
+        body.addWidget(self.tabs)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.addLayout(buttons)
@@ -339,6 +344,7 @@ class AuthoringWindow(QMainWindow):
 
     def add_action(self, spec: NewActionSpec) -> None:
         self.workspace.add_action(spec)
+        self.descriptions_editor.fill()
         self._refresh()
         self.select(spec.name.lower())
 
@@ -381,6 +387,7 @@ class AuthoringWindow(QMainWindow):
         self._refresh()
 
     def _on_domain_draft(self, result: DomainDraft) -> None:
+        self.tabs.setCurrentWidget(self.verdict)
         from domain_drafter.cli_authoring import format_comparison
 
         lines = [format_comparison(result.comparison, self.workspace.reference_bundle()),
@@ -412,6 +419,7 @@ class AuthoringWindow(QMainWindow):
         self._start("try", worker, self._on_tried)
 
     def _on_tried(self, report: TryReport) -> None:
+        self.tabs.setCurrentWidget(self.verdict)
         lines = [f"Try it: {report.action} is {'used' if report.used else 'not used'} by the plans"]
         for problem in report.problems:
             lines.append(f"  {problem.message}")
