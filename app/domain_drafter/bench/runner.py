@@ -96,6 +96,7 @@ class EvaluationQueue:
     def __init__(self, store: ResultsStore, executor: Executor, k: int, time_limit_s: float, on_stored: Callable):
         self.store, self.executor, self.on_stored = store, executor, on_stored
         self.k, self.time_limit_s = k, time_limit_s
+        self._last_harvest = 0.0
         self.inflight: dict[tuple, tuple[Future, list[str]]] = {}
         self.memo: dict[tuple, dict] = {}
         for row in store.rows("evaluated"):
@@ -127,6 +128,13 @@ class EvaluationQueue:
                 self.memo[ident] = result
             for i, key in enumerate(keys):
                 self.store_result(key, result if i == 0 else dict(result, cached=True))
+
+    def harvest_now_and_then(self, _piece: str = "") -> None:
+        """Store ready verdicts at most every second (called per token while a model writes)."""
+        now = time.monotonic()
+        if now - self._last_harvest >= 1.0:
+            self._last_harvest = now
+            self.harvest(0.0)
 
     def drain(self, task: TaskState | None) -> None:
         while self.inflight:
@@ -251,7 +259,8 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
                     if ident not in grammars:
                         grammars[ident] = ActionGrammar(bundle.domain, row["action"], lock_signature=True).to_gbnf()
                     decoding = replace(decoding, grammar=grammars[ident])
-                generation = backend.generate(prompt.text, decoding, task=task)
+                generation = backend.generate(prompt.text, decoding, task=task,
+                                              on_token=evaluations.harvest_now_and_then)
                 if generation.stats.stop_reason == "cancelled":
                     raise Cancelled()
                 store.store_generation(row["key"], generation.text, _prompt_record(prompt),
