@@ -133,6 +133,17 @@ def check_answer(answer: str, domain: Domain, target: str) -> CheckReport:
     return CheckReport(answer, target, span, tuple(findings), parsed.to_schema())
 
 
+def check_parsed_action(parsed: ParsedAction, domain: Domain) -> list[Finding]:
+    """The syntax-level and semantic findings of an action already parsed (spans as in its text).
+
+    Bundles use it on the actions of their own domain file, which are parsed once with the file.
+    """
+    problem = _structural_problem(parsed, domain)
+    if problem is not None:
+        return [Finding(Subclass.U_TOKEN, "parse", problem[0] + ".", problem[1])]
+    return _semantic_findings(parsed, domain, parsed.name, base=0)
+
+
 def parse_action(text: str, domain: Domain, *, base: int = 0, full_text: str | None = None) -> ParsedAction:
     """Parse one action's text against a domain's requirements; raise PddlSyntaxError if it is not valid PDDL."""
     full = full_text if full_text is not None else text

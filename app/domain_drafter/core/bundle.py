@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from domain_drafter.core.answers import check_answer
+from domain_drafter.core.answers import check_parsed_action
 from domain_drafter.core.descriptions import Descriptions, consistency_problems, load_descriptions
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
 from domain_drafter.core.model import Domain, Problem
@@ -160,12 +160,10 @@ def _check_reference_actions(domain: Domain, parsed, text: str, path: Path) -> N
         if names.count(action.name) > 1:
             raise DomainError(f"action '{action.name}' is defined twice",
                               where=SourceLocation.from_offset(text, action.name_span[0], path))
-        source = text[action.span[0]:action.span[1]]
-        report = check_answer(source, domain, action.name)
-        if not report.passed:
-            finding = report.findings[0]
-            loc = SourceLocation.from_offset(text, action.span[0] + finding.span[0], path)
-            raise DomainError(f"in action '{action.name}': {finding.message}", where=loc)
+        findings = check_parsed_action(action, domain)  # parsed with the file: no second parse
+        if findings:
+            loc = SourceLocation.from_offset(text, findings[0].span[0], path)
+            raise DomainError(f"in action '{action.name}': {findings[0].message}", where=loc)
     for cycle in domain.types.cycles:
         raise DomainError(f"the types form a cycle: {' - '.join(cycle)}", where=path)
 

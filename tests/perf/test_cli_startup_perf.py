@@ -1,0 +1,111 @@
+"""What a user waits for at the command line, against what the libraries underneath cost on their own.
+
+1. `domain-drafter check` end to end (process start, parse domain and answer, checks, ARE)
+   against `python -c "from pddl import parse_domain; parse_domain(...)"` on the same domain file.
+2. `domain-drafter evaluate` of an Equivalent answer (reference plans cached, verdict cache off)
+   against the bare K* driver command line on the generated domain D', for every bundled action.
+Each pair runs interleaved in this process, so both sides see the same machine load.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.planning.kstar import KStarPlanner, _kstar_paths
+from domain_drafter.planning.plan_cache import PlanCache
+from tests.perf.conftest import median, report
+
+SCRIPT = Path(sys.executable).parent / "domain-drafter"
+RUNS = 9
+
+
+def user_env(cache: Path) -> dict:
+    """The environment of an installed app: bytecode is cached (a CI setting may turn that off)."""
+    env = dict(os.environ, DOMAIN_DRAFTER_CACHE=str(cache))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def wall(command: list[str], env: dict, stdin: str | None = None, cwd: Path | None = None) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, input=stdin, text=True, capture_output=True, env=env, cwd=cwd)
+    elapsed = time.perf_counter() - start
+    assert done.returncode in (0, 1), done.stderr
+    return elapsed
+
+
+def test_check_end_to_end_vs_the_pddl_librarys_own_parse(tmp_path):
+    env = user_env(tmp_path / "cache")
+    bundle = next(b for b in load_bundled() if b.name == "blocksworld")
+    answer = tmp_path / "answer.txt"
+    answer.write_text(bundle.domain.action("stack").to_pddl())
+    ours_cmd = [str(SCRIPT), "check", "blocksworld", "stack", str(answer)]
+    pddl_cmd = [sys.executable, "-c", f"from pddl import parse_domain; parse_domain({str(bundle.path)!r})"]
+    domains_cmd = [str(SCRIPT), "domains"]
+    wall(ours_cmd, env)  # the first run per machine builds the cached parser tables
+    ours, theirs, domains = [], [], []
+    for _ in range(RUNS):
+        ours.append(wall(ours_cmd, env))
+        theirs.append(wall(pddl_cmd, env))
+        domains.append(wall(domains_cmd, env))
+    ratio = median(ours) / median(theirs)
+    report("domain-drafter check (end to end) vs pddl.parse_domain (blocksworld)", [
+        ("median domain-drafter check", f"{median(ours) * 1000:.0f} ms"),
+        ("median python -c parse_domain", f"{median(theirs) * 1000:.0f} ms"),
+        ("ratio check / parse_domain", f"{ratio:.2f}x"),
+        ("median domain-drafter domains (9 bundles)", f"{median(domains) * 1000:.0f} ms"),
+    ])
+    assert ratio < 1.0, "check parses the domain and the answer and still beats parse_domain alone"
+
+
+def bare_kstar(planner: KStarPlanner, domain_text: str, problems) -> float:
+    """The K* driver command line on D', one problem after the other, as a person would run it."""
+    build = _kstar_paths()[0]
+    start = time.perf_counter()
+    for problem in problems:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            (work / "domain.pddl").write_text(domain_text)
+            (work / "problem.pddl").write_text(problem.text)
+            subprocess.run(planner.command(work, build), cwd=work, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def test_cli_evaluate_of_an_equivalent_answer_vs_bare_kstar_on_d_prime(tmp_path):
+    cache = tmp_path / "cache"
+    env = user_env(cache)
+    planner = KStarPlanner(k=100)
+    plan_cache = PlanCache(planner, cache / "plans")
+    bundles = load_bundled()
+    for bundle in bundles:  # reference plans are planned once per machine
+        for problem in bundle.problems:
+            plan_cache.plans(bundle.domain.to_pddl(), problem.text)
+    ratios, clis, bares = [], [], []
+    for bundle in bundles:
+        for action in bundle.action_names:
+            schema = bundle.domain.action(action)
+            answer = schema.to_pddl().replace("?", "?v_")  # D' is never in any cache
+            generated = bundle.domain.with_action(schema)
+            bare = bare_kstar(planner, generated.to_pddl(), bundle.problems)
+            start = time.perf_counter()
+            done = subprocess.run([str(SCRIPT), "evaluate", bundle.name, action, "--no-cache"], input=answer,
+                                  text=True, capture_output=True, env=env)
+            cli = time.perf_counter() - start
+            assert done.returncode == 0 and done.stdout.startswith("Equivalent"), done.stdout + done.stderr
+            ratios.append(cli / bare)
+            clis.append(cli)
+            bares.append(bare)
+    report(f"CLI evaluate (Equivalent, cached reference plans) vs bare K* on D' ({len(ratios)} actions)", [
+        ("median ratio CLI / bare K*", f"{median(ratios):.2f}x"),
+        ("min / max ratio", f"{min(ratios):.2f}x / {max(ratios):.2f}x"),
+        ("median CLI evaluate", f"{median(clis) * 1000:.0f} ms"),
+        ("median bare K* (all problems, one after the other)", f"{median(bares) * 1000:.0f} ms"),
+    ])
+    assert median(ratios) <= 1.1
