@@ -9,15 +9,17 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle, load_bundle_path, load_bundled
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.loop import Draft, DraftOptions, draft_action
 from domain_drafter.llm.backend import DecodingOptions
-from domain_drafter.llm.llama import LlamaCppBackend
 from domain_drafter.llm.models import ModelEntry, default_model_path, list_models
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+
+if TYPE_CHECKING:   # llama.cpp's binding (and numpy) load with the first model, not with the window
+    from domain_drafter.llm.llama import LlamaCppBackend
 
 N_CTX = 4096
 
@@ -81,6 +83,8 @@ class ModelHolder:
             self._close_locked()
             task.check_cancelled()
             task.report(0, 1, f"loading model {path.name}")
+            from domain_drafter.llm.llama import LlamaCppBackend  # noqa: PLC0415 - see TYPE_CHECKING above
+
             backend = LlamaCppBackend(path, n_ctx=self.n_ctx, n_threads=self.n_threads or None)
             if task.cancelled:   # llama.cpp's load cannot be interrupted: drop the model once it is in
                 backend.close()
