@@ -7,7 +7,6 @@ import json
 import shutil
 from pathlib import Path
 
-
 from domain_drafter.cli import main
 from domain_drafter.core.bundle import DESCRIPTIONS_FILE, bundled_root, load_bundle_path
 from domain_drafter.core.model import Atom, Literal

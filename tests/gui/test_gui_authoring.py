@@ -226,3 +226,18 @@ def test_descriptions_are_edited_in_place_checked_as_typed_and_saved(qtbot, bund
     assert loaded.predicates["on"].text == "block {x} sits on block {y}"
     assert loaded.actions["stack"] == "The hand sets block {x} onto block {y}."
     win.close()
+
+
+def test_stop_ends_draft_all_and_keeps_what_was_drafted(qtbot, tiny_backend, bundles):
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["depot"]), tiny_backend)
+
+    def start_then_stop() -> None:
+        qtbot.mouseClick(win.draft_all_button, Qt.MouseButton.LeftButton)
+        assert win.stop_button.isEnabled() and not win.accept_button.isEnabled()
+        qtbot.mouseClick(win.stop_button, Qt.MouseButton.LeftButton)
+
+    assert run_job(qtbot, win, "draft-all", start_then_stop) == "cancelled"
+    assert win.status.text() == "draft-all: stopped." and not win.stop_button.isEnabled()
+    assert states(win).count("reference") >= 4        # depot has 5 actions: Stop came before most of them
+    assert all(s in ("drafted", "reference") for s in states(win))
+    win.close()
