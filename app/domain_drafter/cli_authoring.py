@@ -132,9 +132,13 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out} exists and is not an empty folder", hint="give a new folder")
     options = DraftOptions(description_class=DescriptionClass.parse(args.description_class), seed=args.seed,
                            decoding=DecodingOptions(seed=args.seed), grammar=args.grammar, retries=args.retries)
+    backend = _open_backend(args)   # a model that cannot load leaves no folder behind
     workspace = WorkingCopy.from_bundle(bundle)
-    workspace.save(out)   # bound to the folder from now on: each accepted action is on disk at once
-    backend = _open_backend(args)
+    try:
+        workspace.save(out)   # bound to the folder from now on: each accepted action is on disk at once
+    except BaseException:
+        backend.close()
+        raise
     quiet = args.json
 
     def on_action(outcome) -> None:

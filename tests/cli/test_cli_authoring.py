@@ -137,3 +137,11 @@ def test_draft_domain_text_report_and_a_used_out_folder(capsys, tiny_model, tmp_
     assert [a.name for a in load_bundle_path(out_dir).domain.actions] == ["move", "pick", "drop"]
     code, _, err = run(capsys, "draft-domain", "gripper", "--out", out_dir, "--model", tiny_model)
     assert code == 2 and "not an empty folder" in err
+
+
+def test_draft_domain_with_a_model_that_cannot_load_exits_5_and_writes_nothing(capsys, tmp_path):
+    bogus = tmp_path / "not-a-model.gguf"
+    bogus.write_bytes(b"this is no GGUF file")
+    code, _, err = run(capsys, "draft-domain", "gripper", "--out", tmp_path / "out", "--model", bogus)
+    assert code == 5 and "not-a-model.gguf" in err
+    assert not (tmp_path / "out").exists()
