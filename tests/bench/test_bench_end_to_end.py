@@ -28,8 +28,10 @@ def test_192_task_run_reports_tables_and_figures_that_match_the_database(tmp_pat
     db = sqlite3.connect(out)
     assert db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM tasks").fetchone() == (192, 192)
     assert db.execute("SELECT DISTINCT status FROM tasks").fetchall() == [("evaluated",)]
-    assert db.execute("SELECT COUNT(DISTINCT domain), COUNT(DISTINCT description_class) FROM tasks").fetchone() == (9, 3)
-    assert db.execute("SELECT COUNT(*) FROM tasks WHERE answer IS NULL OR prompt IS NULL OR result IS NULL").fetchone() == (0,)
+    assert db.execute("SELECT COUNT(DISTINCT domain), COUNT(DISTINCT description_class) FROM tasks").fetchone() \
+        == (9, 3)
+    assert db.execute("SELECT COUNT(*) FROM tasks WHERE answer IS NULL OR prompt IS NULL OR result IS NULL"
+                      ).fetchone() == (0,)
     run = db.execute("SELECT versions, machine, finished FROM runs").fetchone()
     assert "kstar" in json.loads(run[0]) and "llama.cpp" in json.loads(run[0]) and json.loads(run[1])["cpus"]
     assert run[2] is not None
@@ -68,3 +70,21 @@ def test_192_task_run_reports_tables_and_figures_that_match_the_database(tmp_pat
     assert "--resume" in capsys.readouterr().err
     assert main(["bench", "run", str(spec), "--out", str(out), "--resume", "--plain"]) == 0
     assert "0 generated and 0 judged now" in capsys.readouterr().out
+
+
+def test_corrective_retries_keep_every_round_and_judge_the_last_answer(tmp_path, tiny_model, private_cache):
+    spec = write_spec(tmp_path / "retry.toml", tiny_model, domains='["gripper"]', extra="retries = 1")
+    out = tmp_path / "retry.sqlite"
+    assert main(["bench", "run", str(spec), "--out", str(out), "--plain"]) == 0
+    db = sqlite3.connect(out)
+    rows = db.execute("SELECT answer, generation, result, class FROM tasks").fetchall()
+    assert len(rows) == 3
+    for answer, generation, result, cls in rows:
+        rounds = json.loads(generation)["rounds"]
+        first = rounds[0]["evaluation"]["class"]
+        # a failed check is told to the model once more; the stored verdict is the last round's
+        assert len(rounds) == (2 if first in ("Syntax error", "Semantic error") else 1)
+        if len(rounds) == 2:
+            assert rounds[0]["diagnostic"]
+        assert answer == rounds[-1]["answer"]
+        assert json.loads(result)["class"] == cls == rounds[-1]["evaluation"]["class"]

@@ -310,9 +310,7 @@ def install_benchmark_menu(window) -> QAction:
     def show() -> None:
         dialog = getattr(window, "benchmark_dialog", None)
         if dialog is None:
-            from domain_drafter.llm.models import list_models
-
-            models = [(e.name, str(e.path) if e.source != "default" else "default") for e in list_models()]
+            models = [(e.name, str(e.path) if e.source != "default" else "default") for e in _window_models(window)]
             domains = [b.name for b in getattr(window, "bundled", [])] or _bundled_names()
             dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window)
             QCoreApplication.instance().aboutToQuit.connect(dialog.shutdown)   # a run stops with the app
@@ -322,6 +320,18 @@ def install_benchmark_menu(window) -> QAction:
     action = menu.addAction("Run benchmark…", show)
     window.benchmark_action = action
     return action
+
+
+def _window_models(window) -> list:
+    """The models the window already lists (its startup worker found them); none yet: ask the registry."""
+    selector = getattr(window, "model_selector", None)
+    entries = [selector.itemData(row) for row in range(selector.count())] if selector is not None else []
+    entries = [e for e in entries if e is not None]
+    if entries:
+        return entries
+    from domain_drafter.llm.models import list_models
+
+    return list_models()
 
 
 def _bundled_names() -> list[str]:
