@@ -22,7 +22,11 @@ def write_report(results_path: Path, out: Path, *, with_paper: bool = False, fig
     table = build_table(results)
     out.mkdir(parents=True, exist_ok=True)
     files = []
-    for name, text in (("table1.md", to_markdown(table, with_paper)), ("table1.csv", to_csv(table, with_paper)),
+    markdown = to_markdown(table, with_paper)
+    if results.pending:
+        markdown += (f"\nPartial: {len(results.rows)} of {len(results.rows) + results.pending} tasks judged; "
+                     "percentages are of the judged ones.\n")
+    for name, text in (("table1.md", markdown), ("table1.csv", to_csv(table, with_paper)),
                        ("table1.json", to_json(table))):
         (out / name).write_text(text, encoding="utf-8")
         files.append(out / name)
