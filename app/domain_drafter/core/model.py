@@ -6,7 +6,7 @@ Everything is frozen and hashable, so models can be cache keys and compared dire
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Mapping
 

@@ -19,7 +19,7 @@ Greedy decoding under a grammar does not run llama.cpp's grammar sampler over th
 vocabulary at every step (Gemma-3's 262k tokens: ~40 ms a token, more than the model itself).
 It takes the unconstrained argmax and asks the grammar about that one token; only when the
 grammar rejects it are the top candidates checked, and only when all of them are rejected the
-whole vocabulary (see _GrammarGreedy). The chosen token is the one the full check would pick.
+whole vocabulary (see grammar_sampler.GrammarGreedy). The chosen token is the one the full check would pick.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
@@ -43,7 +42,15 @@ from domain_drafter.llm.backend import (
     StopScanner,
     make_stats,
 )
+from domain_drafter.llm.amx import ModelParamsPatch, cpu_has_amx
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
+from domain_drafter.llm.grammar_sampler import GrammarGreedy
+from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
+
+# Old private names, kept importable for callers of the single-module version.
+_GrammarGreedy = GrammarGreedy
+_CaptureLog, _CaptureStderr, _ModelParamsPatch = CaptureLog, CaptureStderr, ModelParamsPatch
+__all__ = ["LlamaCppBackend", "cpu_has_amx", "default_threads"]
 
 _INSTALL_HINT = "install it with `pip install llama-cpp-python` (it compiles llama.cpp; needs a C++ compiler and cmake)"
 
@@ -63,70 +70,6 @@ def _import_llama_cpp() -> Any:
     except ImportError as e:
         raise ModelError(f"llama-cpp-python is not installed ({e})", hint=_INSTALL_HINT) from e
     return llama_cpp
-
-
-# --- capturing llama.cpp's log while a model loads -------------------------------------------
-# llama.cpp explains a failed load only in its log, which llama-cpp-python hides unless
-# verbose=True. While loading we point llama.cpp's log at our own callback, keep the warnings and
-# errors, and put them in the ModelError. The callback object lives at module level forever:
-# llama.cpp keeps a raw pointer to it, and a freed ctypes callback would crash the process.
-
-_load_lock = threading.Lock()
-_captured: list[tuple[int, str]] | None = None
-_log_callback: Any = None
-
-
-def _install_log_capture(llama_cpp: Any) -> None:
-    global _log_callback
-    if _log_callback is not None:
-        return
-
-    def _on_log(level: int, text: bytes, _user: Any) -> None:
-        if _captured is not None:
-            _captured.append((level, text.decode("utf-8", errors="replace")))
-
-    _log_callback = llama_cpp.llama_log_callback(_on_log)
-
-
-class _CaptureLog:
-    def __init__(self, llama_cpp: Any, verbose: bool):
-        self.llama_cpp = llama_cpp
-        self.verbose = verbose
-        self.lines: list[tuple[int, str]] = []
-
-    def __enter__(self) -> "_CaptureLog":
-        global _captured
-        if not self.verbose:  # verbose: let llama-cpp-python print everything as usual
-            _install_log_capture(self.llama_cpp)
-            _captured = self.lines
-            self.llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        global _captured
-        if not self.verbose:
-            _captured = None
-            from llama_cpp import _logger  # noqa: PLC0415
-
-            self.llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
-
-    def problems(self) -> str:
-        """The warning and error lines, with their continuations.
-
-        Levels follow today's ggml enum (DEBUG=1, INFO=2, WARN=3, ERROR=4, CONT=5).
-        llama-cpp-python's _logger still documents the older numbering (ERROR=3, DEBUG=4), so it
-        files llama.cpp's errors as debug output and hides them unless verbose=True.
-        """
-        out: list[str] = []
-        keep = False
-        for level, text in self.lines:
-            if level in (3, 4):
-                keep = True
-            elif level != 5:
-                keep = False
-            if keep:
-                out.append(text)
-        return "".join(out).strip()
 
 
 class _CallbackError(Exception):
@@ -155,163 +98,6 @@ def default_threads() -> int:
     24. Pass n_threads explicitly on a machine reserved for the model.
     """
     return max(1, _cpu_count() // 2)
-
-
-def cpu_has_amx() -> bool:
-    """True if /proc/cpuinfo advertises Intel AMX tiles (Linux only; False elsewhere)."""
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return "amx_tile" in line.split()
-    except OSError:
-        pass
-    return False
-
-
-class _ModelParamsPatch:
-    """Make `Llama(...)` load with `use_extra_bufts` set as we want.
-
-    llama-cpp-python does not expose llama.cpp's use_extra_bufts model parameter, so while the
-    model loads (under _load_lock) we wrap the function it gets its default parameters from.
-    """
-
-    def __init__(self, extra_buffers: bool):
-        self.extra_buffers = extra_buffers
-        self.module: Any = None
-        self.original: Any = None
-
-    def __enter__(self) -> None:
-        if self.extra_buffers:
-            return
-        from llama_cpp import llama as llama_module  # noqa: PLC0415
-
-        module = llama_module.llama_cpp
-        original = module.llama_model_default_params
-        if "use_extra_bufts" not in dict(getattr(original(), "_fields_", [])):
-            return  # an older llama.cpp without extra buffer types: nothing to turn off
-
-        def default_params() -> Any:
-            params = original()
-            params.use_extra_bufts = False
-            return params
-
-        self.module, self.original = module, original
-        module.llama_model_default_params = default_params
-
-    def __exit__(self, *exc: object) -> None:
-        if self.module is not None:
-            self.module.llama_model_default_params = self.original
-
-
-class _CaptureStderr:
-    """Collect what C code writes to file descriptor 2 (llama.cpp's grammar parser does)."""
-
-    def __enter__(self) -> "_CaptureStderr":
-        import sys  # noqa: PLC0415
-        import tempfile  # noqa: PLC0415
-
-        self.text = ""
-        try:
-            sys.stderr.flush()
-        except Exception:  # noqa: BLE001 - a closed or odd stderr: capture anyway
-            pass
-        self._tmp = tempfile.TemporaryFile()
-        self._saved = os.dup(2)
-        os.dup2(self._tmp.fileno(), 2)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        os.dup2(self._saved, 2)
-        os.close(self._saved)
-        self._tmp.seek(0)
-        self.text = self._tmp.read().decode("utf-8", errors="replace").strip()
-        self._tmp.close()
-
-
-# llama.cpp's llama_token_data {int32 id; float logit; float p;} as a numpy record.
-_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
-
-
-class _GrammarGreedy:
-    """Greedy decoding constrained by a llama.cpp grammar sampler, checking as few tokens as possible.
-
-    Each step picks exactly the token that "grammar over the whole vocabulary, then argmax" picks
-    (the allowed token of highest logit, the lowest id among equals), in up to three tiers:
-    1. the unconstrained argmax alone: if the grammar allows it, no other allowed token can beat it;
-    2. else every token whose logit is at least the TOP-th highest, checked in (logit desc, id asc)
-       order: if one is allowed, the first such is the answer, because all tokens outside that set
-       have strictly lower logits;
-    3. else the whole vocabulary, as llama.cpp's sampler chain would.
-    The grammar sampler rejects a token by setting its logit to -inf; end-of-generation is allowed
-    only when the grammar is complete. `counts` records how often each tier decided.
-    """
-
-    TOP = 64
-    TOP_MAX = 4096  # many tokens tied at the threshold: go straight to the full check
-
-    def __init__(self, lc: Any, ctx: Any, vocab: Any, grammar: Any):
-        self.lc, self.ctx, self.grammar = lc, ctx, grammar
-        self.n_vocab = int(lc.llama_vocab_n_tokens(vocab))
-        self._small = np.zeros(min(self.TOP_MAX, self.n_vocab), dtype=_TOKEN_DATA)
-        self._small_arr = self._array(self._small)
-        self._full: np.ndarray | None = None  # allocated at the first full check
-        self._full_arr: Any = None
-        self.counts = {"argmax": 0, "top": 0, "full": 0}
-
-    def _array(self, data: np.ndarray) -> Any:
-        lc = self.lc
-        ptr = ctypes.cast(data.ctypes.data, lc.llama_token_data_p)
-        return lc.llama_token_data_array(data=ptr, size=len(data), selected=-1, sorted=False)
-
-    def _check(self, ids: np.ndarray) -> np.ndarray:
-        """For the given token ids (at most TOP_MAX), True where the grammar allows them."""
-        n = len(ids)
-        buf = self._small[:n]
-        buf["id"] = ids
-        buf["logit"] = 0.0
-        self._small_arr.size = n
-        self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._small_arr))
-        return np.isfinite(buf["logit"])
-
-    def sample(self) -> int:
-        lc = self.lc
-        logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(self.ctx, -1), shape=(self.n_vocab,))
-        tok = int(np.argmax(logits))
-        if self._check(np.array([tok], dtype=np.int32))[0]:
-            self.counts["argmax"] += 1
-        else:
-            tok = self._best_allowed(logits)
-        lc.llama_sampler_accept(self.grammar, tok)
-        return tok
-
-    def _best_allowed(self, logits: np.ndarray) -> int:
-        k = min(self.TOP, self.n_vocab)
-        threshold = np.partition(logits, self.n_vocab - k)[self.n_vocab - k]
-        top = np.flatnonzero(logits >= threshold)
-        if len(top) <= self.TOP_MAX:
-            top = top[np.lexsort((top, -logits[top]))]
-            allowed = np.flatnonzero(self._check(top.astype(np.int32)))
-            if len(allowed):
-                self.counts["top"] += 1
-                return int(top[allowed[0]])
-        self.counts["full"] += 1
-        if self._full is None:
-            self._full = np.zeros(self.n_vocab, dtype=_TOKEN_DATA)
-            self._full["id"] = np.arange(self.n_vocab, dtype=np.int32)
-            self._full_arr = self._array(self._full)
-        self._full["logit"] = logits
-        self._full_arr.size, self._full_arr.selected, self._full_arr.sorted = self.n_vocab, -1, False
-        self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._full_arr))
-        masked = self._full["logit"]
-        tok = int(np.argmax(masked))
-        if not np.isfinite(masked[tok]):
-            raise ModelError(
-                "the grammar allows no token of the model's vocabulary here",
-                where="grammar",
-                hint="check that every string the grammar allows can be spelled with the model's tokens",
-            )
-        return tok
 
 
 class LlamaCppBackend:
@@ -357,7 +143,7 @@ class LlamaCppBackend:
             extra_buffers = not cpu_has_amx()
         self.extra_buffers = extra_buffers
         t0 = time.perf_counter()
-        with _load_lock, _CaptureLog(llama_cpp, verbose) as log, _ModelParamsPatch(extra_buffers):
+        with load_lock, CaptureLog(llama_cpp, verbose) as log, ModelParamsPatch(extra_buffers):
             try:
                 self._llm = llama_cpp.Llama(
                     model_path=str(self.model_path),
@@ -383,10 +169,10 @@ class LlamaCppBackend:
         self.n_threads = threads
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
         self._piece_buf = ctypes.create_string_buffer(256)
-        # Greedy + grammar: check the grammar on few tokens (_GrammarGreedy). False runs llama.cpp's
+        # Greedy + grammar: check the grammar on few tokens (GrammarGreedy). False runs llama.cpp's
         # grammar sampler over the whole vocabulary every step (same output, slower; for tests).
         self._grammar_fast_path = True
-        self._last_grammar_counts: dict[str, int] | None = None  # _GrammarGreedy.counts of the last call
+        self._last_grammar_counts: dict[str, int] | None = None  # GrammarGreedy.counts of the last call
         self._closed = False
 
     # --- protocol -------------------------------------------------------------------------
@@ -450,10 +236,10 @@ class LlamaCppBackend:
                 "or shorten the prompt (fewer or shorter examples)",
             )
         max_new = min(options.max_tokens, self.n_ctx - n_prompt)
-        fast: _GrammarGreedy | None = None
+        fast: GrammarGreedy | None = None
         if options.grammar is not None and options.temperature == 0.0 and self._grammar_fast_path:
             sampler = self._grammar_sampler(options.grammar)
-            fast = _GrammarGreedy(lc, llm.ctx, self._vocab, sampler)
+            fast = GrammarGreedy(lc, llm.ctx, self._vocab, sampler)
         else:
             sampler = self._make_sampler(options)
         self._last_grammar_counts = fast.counts if fast is not None else None
@@ -597,7 +383,7 @@ class LlamaCppBackend:
         # LlamaGrammar is llama-cpp-python's holder of GBNF text (it parses nothing itself);
         # llama.cpp parses it here and returns NULL when the text is not valid GBNF.
         g = lc.LlamaGrammar.from_string(grammar, verbose=False)
-        with _load_lock, _CaptureLog(lc, self._verbose) as log, _CaptureStderr() as err:
+        with load_lock, CaptureLog(lc, self._verbose) as log, CaptureStderr() as err:
             sampler = lc.llama_sampler_init_grammar(
                 self._vocab, g._grammar.encode("utf-8"), g._root.encode("utf-8")
             )
