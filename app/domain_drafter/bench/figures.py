@@ -116,6 +116,8 @@ def per_description_class(results: Results, out: Path) -> list[Path]:
 
 def are_histogram(results: Results, out: Path) -> list[Path]:
     plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
     n = max(1, len(results.systems))
     fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.4), squeeze=False, sharey=True)
     for ax, system in zip(axes[0], results.systems or ("(none)",)):
@@ -123,12 +125,19 @@ def are_histogram(results: Results, out: Path) -> list[Path]:
         top = max([r.are_total for r in rows], default=0)
         bins = list(range(0, top + 2))
         data = [[r.are_total for r in rows if r.result_class == cls] for cls in CLASSES]
-        ax.hist(data, bins=bins, stacked=True, color=[COLOURS[c] for c in CLASSES], label=list(CLASSES),
-                align="left")
+        if rows:
+            ax.hist(data, bins=bins, stacked=True, color=[COLOURS[c] for c in CLASSES], label=list(CLASSES),
+                    align="left")
+        else:
+            ax.text(0.5, 0.5, "no answer parsed", ha="center", va="center", transform=ax.transAxes)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(f"{system} ({len(rows)} parsed)", fontsize=9)
         ax.set_xlabel("ARE")
     axes[0][0].set_ylabel("answers")
-    axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1, 1), frameon=False, fontsize=8)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[c]) for c in CLASSES[1:]]   # syntax errors have no ARE
+    axes[0][-1].legend(handles, list(CLASSES[1:]), loc="upper left", bbox_to_anchor=(1, 1), frameon=False,
+                       fontsize=8)
     fig.suptitle("Action Reconstruction Error by result class")
     return _save(fig, out, "fig-are-histogram")
 
