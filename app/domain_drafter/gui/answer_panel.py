@@ -66,6 +66,7 @@ class AnswerPanel(QWidget):
         layout.addWidget(splitter)
 
         self._source = ""
+        self._last_text = ""
         self._programmatic = False
         self.editor.textChanged.connect(self._on_text_changed)
 
@@ -114,8 +115,11 @@ class AnswerPanel(QWidget):
             self.editor.select_span(span[0], span[1], self._source or None)
 
     def _on_text_changed(self) -> None:
-        if self._programmatic:
+        text = self.editor.toPlainText()
+        if self._programmatic or text == self._last_text:   # re-highlighting also signals a change
+            self._last_text = text
             return
+        self._last_text = text
         if self.editor.marks:
             self.clear_findings()  # the spans no longer fit the text
         self.edited.emit()

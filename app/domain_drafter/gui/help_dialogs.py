@@ -78,11 +78,11 @@ class ResultClassesDialog(QDialog):
         layout.addWidget(buttons)
 
     def show_class(self, cls: ResultClass | None) -> None:
-        self.browser.setHtml(classes_html())   # the colours of the current scheme
-        if cls is not None:
-            self.browser.scrollToAnchor(anchor(cls))
         self.show()
         self.raise_()
+        self.browser.setHtml(classes_html())   # the colours of the current scheme
+        if cls is not None:
+            self.browser.scrollToAnchor(anchor(cls))   # once shown: the layout decides where it is
 
 
 def package_version(name: str) -> str:

@@ -33,16 +33,18 @@ def theme_notifier() -> ThemeNotifier:
     return _notifier
 
 
-def system_scheme() -> Scheme:
-    """The scheme the environment asks for: DOMAIN_DRAFTER_THEME, else the desktop's colour scheme."""
+def system_scheme(desktop: Qt.ColorScheme | None = None) -> Scheme:
+    """The scheme the environment asks for: DOMAIN_DRAFTER_THEME, else the desktop's colour scheme.
+
+    `desktop`: the scheme the desktop just switched to (else it is asked).
+    """
     forced = os.environ.get(THEME_ENV, "").strip().lower()
     if forced in SCHEMES:
         return SCHEMES[forced]
-    hints = QGuiApplication.styleHints()
-    scheme = getattr(hints, "colorScheme", None)
-    if scheme is not None and scheme() == Qt.ColorScheme.Dark:
-        return DARK
-    return LIGHT
+    if desktop is None:
+        hints = QGuiApplication.styleHints()
+        desktop = hints.colorScheme() if hasattr(hints, "colorScheme") else Qt.ColorScheme.Unknown
+    return DARK if desktop == Qt.ColorScheme.Dark else LIGHT
 
 
 def palette_for(scheme: Scheme) -> QPalette:
@@ -108,6 +110,6 @@ def apply_system_theme(app: QApplication) -> Scheme:
     hints = QGuiApplication.styleHints()
     signal = getattr(hints, "colorSchemeChanged", None)
     if signal is not None and not getattr(app, "_drafter_follows_scheme", False):
-        signal.connect(lambda _scheme: apply_scheme(app, system_scheme()))
+        signal.connect(lambda desktop: apply_scheme(app, system_scheme(desktop)))
         app._drafter_follows_scheme = True   # noqa: SLF001 - connect once per app
     return current_scheme()
