@@ -1,4 +1,9 @@
-"""Where Domain Drafter keeps files on the user's machine (XDG conventions, overridable)."""
+"""Where Domain Drafter keeps files on the user's machine: the platform's own folders, overridable.
+
+platformdirs gives each platform its place (Linux: the XDG folders, honouring XDG_*_HOME;
+macOS: ~/Library/...; Windows: %LOCALAPPDATA%). DOMAIN_DRAFTER_CACHE and DOMAIN_DRAFTER_DATA
+override the cache and data folders (tests and portable set-ups use them).
+"""
 
 from __future__ import annotations
 
@@ -6,27 +11,30 @@ import os
 import tempfile
 from pathlib import Path
 
+import platformdirs
+
 APP = "domain-drafter"
 
 
 def cache_dir() -> Path:
-    """Plan caches, verdict caches, assembled models. `DOMAIN_DRAFTER_CACHE` overrides (tests use it)."""
+    """Plan caches, verdict caches, parser tables, assembled models. `DOMAIN_DRAFTER_CACHE` overrides."""
     override = os.environ.get("DOMAIN_DRAFTER_CACHE")
     if override:
         return Path(override).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / APP
+    return platformdirs.user_cache_path(APP, appauthor=False)
 
 
 def data_dir() -> Path:
-    """User data: results databases, the user's own models."""
+    """User data: results databases, the user's own models. `DOMAIN_DRAFTER_DATA` overrides."""
     override = os.environ.get("DOMAIN_DRAFTER_DATA")
     if override:
         return Path(override).expanduser()
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / APP
+    return platformdirs.user_data_path(APP, appauthor=False)
 
 
 def config_dir() -> Path:
-    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / APP
+    """Settings and the user's prompt template."""
+    return platformdirs.user_config_path(APP, appauthor=False)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
