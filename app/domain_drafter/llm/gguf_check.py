@@ -13,6 +13,10 @@ read the header ourselves first (pure Python, standard library only) and refuse 
 
 Reading the header is fast (the Gemma-3 file has 262,144 tokens and takes ~0.1 s) because the
 tensor data itself is never touched.
+
+Why not the `gguf` package's GGUFReader: it builds a numpy view per array element, so on the
+Gemma-3 file it took 48 s where this reader took 0.6 s (same machine, same load, 2026-11-30),
+and it would not find duplicate tokens either. It stays the tests' writer of tiny models.
 """
 
 from __future__ import annotations
