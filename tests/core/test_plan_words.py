@@ -37,9 +37,9 @@ def test_a_step_that_cannot_happen_says_which_condition_fails(bundles):
     bundle, problem = _p01(bundles)
     told = plan_in_words(bundle.domain, bundle.descriptions, problem, [("pick-up", "a"), ("stack", "a", "b")])
     assert len(told.steps) == 1
-    assert told.steps[0].failed == "nothing is on top of block a"
+    assert told.steps[0].failed == "something is on top of block a"   # (clear a) is unmet: say what holds
     assert told.lines() == ["1. pick-up a: the hand picks up block a from the table; this cannot happen: "
-                            "nothing is on top of block a"]
+                            "something is on top of block a"]
 
 
 def test_unknown_actions_and_constants_are_handled(bundles):

@@ -98,6 +98,7 @@ def test_a_mutated_action_makes_a_different_domain_and_takes_the_blame(name, kin
     assert d is not None and d.action == action, result.message
     assert d.plan[d.step - 1].startswith(f"({action}")
     assert f"step {d.step} " in d.message and f"blame '{action}'" in result.message
+    assert "candidate domain" in result.message and "generated" not in result.message
     if kind == "stricter-pre":
         assert d.reason == "precondition" and "not in the candidate domain" in d.message
     else:

@@ -2,7 +2,8 @@
 
 "(unstack c a)" becomes "unstack c a: the hand lifts block c off block a; now the hand is
 holding block c, nothing is on top of block a, block c is not on top of block a". A step that
-cannot happen says which conditions fail, in words, and the replay stops there.
+cannot happen says what stands in its way ("block a is not on the table"), and the replay
+stops there.
 """
 
 from __future__ import annotations
@@ -87,8 +88,9 @@ def plan_in_words(domain: Domain, descriptions: Descriptions, problem: Problem,
             atom = ground(literal.atom)
             holds = (atom.args[0] == atom.args[-1]) if atom.predicate == EQUALITY else atom in state
             if holds != literal.positive:
-                unmet.append(str(Literal(atom, literal.positive)) if atom.predicate == EQUALITY
-                             else say(Literal(atom, literal.positive)))
+                # say what holds instead: "block a is not on the table" for an unmet (ontable a)
+                unmet.append(str(Literal(atom, not literal.positive)) if atom.predicate == EQUALITY
+                             else say(Literal(atom, not literal.positive)))
         if unmet:
             steps.append(StepInWords(number, call, sentence, failed=", ".join(unmet)))
             return PlanInWords(tuple(steps))

@@ -21,7 +21,7 @@ from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import Counterexample, EquivalenceReport, check_equivalence
 from domain_drafter.planning.evaluate import canonical_action
-from domain_drafter.planning.kstar import KStarPlanner, parse_step
+from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus, parse_step
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.validator import PlanValidator
 
@@ -112,7 +112,7 @@ class DomainComparison:
         if self.error:
             return self.error
         parts = []
-        verdict = f"{self.subclass.value}: {self.equivalence.message}" if self.subclass else ""
+        verdict = f"{self.subclass.value}: {self._said()}" if self.subclass else ""
         if self.verdict is DomainVerdict.INCOMPLETE:
             place = "their" if len(self.missing) > 1 else "its"
             verdict = (f"the candidate has no {', '.join(self.missing)}; with the reference's in {place} place, "
@@ -121,6 +121,20 @@ class DomainComparison:
         if self.divergence is not None:
             parts.append(f"blame '{self.divergence.action}': {self.divergence.message}")
         return "; ".join(p for p in parts if p)
+
+    def _said(self) -> str:
+        """The equivalence verdict in words, naming the candidate (not a 'generated' action) as such."""
+        cx = self.counterexample
+        if cx is None or self.subclass is Subclass.EQUIVALENT:
+            return self.equivalence.message
+        if cx.planner_status is not None:
+            timed_out = cx.planner_status == PlannerStatus.TIMEOUT.value
+            return (f"on problem {cx.problem}, the planner " + ("timed out in the candidate domain" if timed_out
+                                                                else "finds no plan in the candidate domain"))
+        owner, judge = (("candidate", "reference") if cx.direction == "generated-in-reference"
+                        else ("reference", "candidate"))
+        detail = cx.validation.message if cx.validation is not None else ""
+        return f"on problem {cx.problem}, a plan of the {owner} domain fails in the {judge} domain: {detail}"
 
     def to_dict(self) -> dict:
         return {"verdict": self.verdict.value, "subclass": self.subclass.value if self.subclass else None,
