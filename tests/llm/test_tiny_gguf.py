@@ -27,7 +27,7 @@ def test_writer_is_small_fast_and_deterministic(tmp_path):
     c = write_tiny_llama(tmp_path / "c.gguf", seed=1)
     assert a.read_bytes() == b.read_bytes() != c.read_bytes()
     assert a.stat().st_size < 1_000_000
-    assert elapsed < 2.0
+    assert elapsed < 30  # a wide bound a loaded CI meets: the point is "seconds, not a download"
 
 
 def test_inspect_reads_the_header(tiny_model):
