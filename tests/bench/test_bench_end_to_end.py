@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from bench_helpers import write_spec
+from bench_helpers import llama_server, write_spec
+from needs import require
 
 from domain_drafter.bench.table import LAYOUT
 from domain_drafter.cli import main
@@ -88,3 +89,26 @@ def test_corrective_retries_keep_every_round_and_judge_the_last_answer(tmp_path,
             assert rounds[0]["diagnostic"]
         assert answer == rounds[-1]["answer"]
         assert json.loads(result)["class"] == cls == rounds[-1]["evaluation"]["class"]
+
+
+def test_a_model_behind_an_openai_compatible_endpoint_is_benchmarked_the_same_way(tmp_path, tiny_model,
+                                                                                  private_cache):
+    require("uvicorn", "pip install 'llama-cpp-python[server]'")
+    with llama_server(tiny_model, tmp_path / "server.log") as url:
+        spec = tmp_path / "served.toml"
+        spec.write_text(f"""
+name = "served"
+domains = ["gripper"]
+max_tokens = 16
+examples = 1
+[[models]]
+name = "served-tiny"
+endpoint = "{url}"
+""", encoding="utf-8")
+        out = tmp_path / "served.sqlite"
+        assert main(["bench", "run", str(spec), "--out", str(out), "--plain"]) == 0
+    db = sqlite3.connect(out)
+    rows = db.execute("SELECT system, status, json_extract(generation, '$.backend') FROM tasks").fetchall()
+    assert len(rows) == 3
+    assert all(system == "served-tiny" and status == "evaluated" and backend.startswith("http:")
+               for system, status, backend in rows)
