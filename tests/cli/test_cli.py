@@ -201,7 +201,7 @@ def processes_working_in(folder: Path) -> list[str]:
     return found
 
 
-def test_sigint_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(tmp_path, bundles):
+def test_sigint_twice_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(tmp_path, bundles):
     import os
     import signal
     import time
@@ -225,6 +225,8 @@ def test_sigint_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(tmp_pa
     time.sleep(0.5)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)  # an impatient second Ctrl-C must not cut the clean-up short
     try:
         code = proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
