@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup run test perf clean package test-package
+.PHONY: setup run test perf screenshots clean package test-package
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ run: $(STAMP)
 test: $(STAMP)
 	-sh packaging/linux-system-packages.sh
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m "not perf and not package" -q
+
+# Rewrites resources/screenshots/ (1280x800 and 1920x1080, light and dark) from the real window.
+screenshots: $(STAMP)
+	DOMAIN_DRAFTER_SCREENSHOTS=resources/screenshots QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/gui/test_gui_screenshots.py -q
 
 perf: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests/perf -m perf -q -s

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -10,6 +10,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QSpinBox,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -27,6 +29,14 @@ CLASS_LABELS = {
 }
 
 
+class NoBreakInVariablesDelegate(QStyledItemDelegate):
+    """Draws cell text so that a line never breaks inside `?name` (Qt would break after the '?')."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.text = option.text.replace("?", "?\u2060")   # U+2060 WORD JOINER: no break here
+
+
 class DescriptionPanel(QWidget):
     """Predicate table, description class and seed, and the description they give."""
 
@@ -39,6 +49,7 @@ class DescriptionPanel(QWidget):
         self.predicate_table.setModel(self.predicate_model)
         self.predicate_table.verticalHeader().setVisible(False)
         self.predicate_table.setWordWrap(True)
+        self.predicate_table.setItemDelegate(NoBreakInVariablesDelegate(self.predicate_table))
         self.predicate_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.predicate_table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
