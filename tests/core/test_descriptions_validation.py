@@ -88,3 +88,17 @@ def test_a_bundle_with_malformed_descriptions_fails_to_load(tmp_path, bundles):
 
 def test_fill_is_one_pass_and_honours_escaped_braces():
     assert fill("block {x} is {{x}}", {"x": "{y}", "y": "b"}) == "block {y} is {x}"
+
+
+def test_a_template_using_no_variable_of_its_predicate_is_located(tmp_path, bundles):
+    folder = tmp_path / "mine"
+    shutil.copytree(bundles["blocksworld"].folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    path = folder / "descriptions.toml"
+    path.write_text(path.read_text().replace('text = "block {x} is on top of block {y}"',
+                                             'text = "block {x} is on top of block {z}"'))
+    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if l == "[predicates.on]")
+    with pytest.raises(DomainError) as err:
+        load_bundle(folder).require_descriptions()
+    assert err.value.message.startswith(f"{path}:{line}:")
+    assert (f"descriptions.toml:{line}: [predicates.on] text uses {{z}}, but (on ?x ?y - block) "
+            "has variables x, y") in err.value.what

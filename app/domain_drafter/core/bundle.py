@@ -7,6 +7,7 @@ way, or a bare domain.pddl (then it has no problems or descriptions, and says so
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -68,8 +69,10 @@ class DomainBundle:
                 hint=f"write {self.folder / DESCRIPTIONS_FILE} like the bundled domains/blocksworld/{DESCRIPTIONS_FILE}")
         problems = consistency_problems(self.descriptions, self.domain)
         if problems:
-            raise DomainError("the descriptions do not fit the domain:\n  " + "\n  ".join(problems),
-                              where=self.descriptions.path)
+            line = re.match(r"[^:]*:(\d+):", problems[0])
+            path = self.descriptions.path
+            where = SourceLocation(path, int(line.group(1)), 1) if line and path else path
+            raise DomainError("the descriptions do not fit the domain:\n  " + "\n  ".join(problems), where=where)
         return self.descriptions
 
     def require_problems(self) -> tuple[ProblemFile, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
@@ -52,6 +52,11 @@ class Descriptions:
     predicates: Mapping[str, PredicateText]
     actions: Mapping[str, str]
     path: Path | None = None
+    # "predicates.<name>" / "actions.<name>" -> the line defining it, for messages that point there
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+    def line_of(self, section: str, name: str) -> int | None:
+        return self.lines.get(f"{section}.{name}")
 
 
 _TOP_LEVEL = ("domain", "predicates", "actions")
@@ -74,12 +79,14 @@ def load_descriptions(path: Path) -> Descriptions:
         if not isinstance(value, str):
             raise source.fail(f"[domain] {key} must be a string, not {describe_value(value)}", "domain", key)
     preds: dict[str, PredicateText] = {}
-    for name, entry in data.get("predicates", {}).items():
-        preds[name.lower()] = _predicate_text(source, name, entry)
-    actions: dict[str, str] = {}
-    for name, entry in data.get("actions", {}).items():
-        actions[name.lower()] = _action_summary(source, name, entry)
-    return Descriptions(str(domain.get("summary", "")), preds, actions, path)
+    lines: dict[str, int] = {}
+    for section in ("predicates", "actions"):
+        for name, entry in data.get(section, {}).items():
+            lines[f"{section}.{name.lower()}"] = source.where(section, name).line
+            if section == "predicates":
+                preds[name.lower()] = _predicate_text(source, name, entry)
+    actions = {name.lower(): _action_summary(source, name, entry) for name, entry in data.get("actions", {}).items()}
+    return Descriptions(str(domain.get("summary", "")), preds, actions, path, lines)
 
 
 def _predicate_text(source: TomlSource, name: str, entry: object) -> PredicateText:
@@ -140,8 +147,13 @@ def placeholders(template: str) -> set[str]:
 
 
 def consistency_problems(descriptions: Descriptions, domain: Domain) -> list[str]:
-    """Everything missing or mismatched between descriptions and domain, as sentences."""
+    """Everything missing or mismatched between descriptions and domain, as `file[:line]: sentence`."""
     where = descriptions.path.name if descriptions.path else "descriptions"
+
+    def at(section: str, name: str) -> str:
+        line = descriptions.line_of(section, name)
+        return f"{where}:{line}" if line is not None else where
+
     problems: list[str] = []
     for pred in domain.predicates:
         entry = descriptions.predicates.get(pred.name)
@@ -152,7 +164,7 @@ def consistency_problems(descriptions: Descriptions, domain: Domain) -> list[str
         for label, template in (("text", entry.text), ("negated", entry.negated)):
             unknown = placeholders(template) - variables
             if unknown:
-                problems.append(f"{where}: [predicates.{pred.name}] {label} uses "
+                problems.append(f"{at('predicates', pred.name)}: [predicates.{pred.name}] {label} uses "
                                 f"{', '.join('{' + u + '}' for u in sorted(unknown))}, but {pred} has variables "
                                 f"{', '.join(sorted(variables)) or 'none'}")
     for action in domain.actions:
@@ -162,7 +174,7 @@ def consistency_problems(descriptions: Descriptions, domain: Domain) -> list[str
             continue
         unknown = placeholders(summary) - {p.lstrip("?") for p in action.parameter_names}
         if unknown:
-            problems.append(f"{where}: [actions.{action.name}] summary uses "
+            problems.append(f"{at('actions', action.name)}: [actions.{action.name}] summary uses "
                             f"{', '.join('{' + u + '}' for u in sorted(unknown))}, which is no parameter")
     return problems
 
