@@ -9,6 +9,7 @@ first judges the stored answers that have no verdict yet, then generates only wh
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -101,7 +102,7 @@ class EvaluationQueue:
         self.memo: dict[tuple, dict] = {}
         for row in store.rows("evaluated"):
             if row["result"] and not row["error"]:
-                self.memo.setdefault((row["domain"], row["action"], row["answer"]), _json(row["result"]))
+                self.memo.setdefault((row["domain"], row["action"], row["answer"]), json.loads(row["result"]))
 
     def submit(self, key: str, domain: str, action: str, answer: str) -> None:
         ident = (domain, action, answer)
@@ -123,6 +124,8 @@ class EvaluationQueue:
         for future in done:
             ident = futures[future]
             _, keys = self.inflight.pop(ident)
+            if future.cancelled():
+                continue   # stopped before it ran: the answers stay 'generated' and are judged on resume
             result = future.result()
             if not result.get("error"):
                 self.memo[ident] = result
@@ -141,19 +144,14 @@ class EvaluationQueue:
             if task is not None and task.cancelled:
                 for future, _ in self.inflight.values():
                     future.cancel()
-                self.harvest(0.0)
+                while self.inflight:   # cancelled jobs drop out at once; running ones finish and are kept
+                    self.harvest(None)
                 return
             self.harvest(0.5)
 
     def store_result(self, key: str, result: dict) -> None:
         self.store.store_evaluation(key, result)
         self.on_stored(result)
-
-
-def _json(text: str) -> dict:
-    import json
-
-    return json.loads(text)
 
 
 def run_experiment(spec: ExperimentSpec, out: str | Path, *, resume: bool = False, executor: str | None = None,
