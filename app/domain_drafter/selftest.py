@@ -24,7 +24,14 @@ ACTION = "put-down"
 GUI_MODULE = "domain_drafter.gui.self_test"
 GUI_TIMEOUT_S = 120.0
 PLANNER_TIME_LIMIT_S = 60.0
-REINSTALL = "pip install --force-reinstall domain-drafter (or, from a checkout, `make setup`)"
+FROZEN = bool(getattr(sys, "frozen", False))
+REINSTALL = ("unpack the packaged app again" if FROZEN
+             else "pip install --force-reinstall domain-drafter (or, from a checkout, `make setup`)")
+
+
+def _reinstall(package: str) -> str:
+    """How to repair one dependency: pip for an installed app, a fresh copy for the packaged one."""
+    return "unpack the packaged app again" if FROZEN else f"`pip install --force-reinstall {package}`"
 QT_LIBS = ("install the Linux libraries Qt needs: `sudo sh packaging/linux-system-packages.sh` from a checkout, "
            "or the list in the README's 'Linux system packages' section")
 
@@ -69,7 +76,7 @@ class SelfTestReport:
 
 
 def _header() -> str:
-    where = f"packaged app in {os.path.dirname(sys.executable)}" if getattr(sys, "frozen", False) \
+    where = f"packaged app in {os.path.dirname(sys.executable)}" if FROZEN \
         else f"Python {platform.python_version()} at {sys.executable}"
     return f"Domain Drafter {__version__} self-test ({where})"
 
@@ -105,7 +112,7 @@ def run_self_test(*, gui: bool = True) -> SelfTestReport:
         return (f"{bundle.name}: {len(bundle.action_names)} actions, {len(problems)} problems; "
                 f"{len(state['pool'])} bundled domains in {bundled_root()}"), ""
 
-    stages.append(_timed("domain", domain, lambda e: _hint(e, f"the bundled domains are damaged: {REINSTALL}")))
+    stages.append(_timed("domain", domain, lambda e: _hint(e, f"the installation is damaged: {REINSTALL}")))
     if "bundle" not in state:
         return SelfTestReport(tuple(stages), _header())
 
@@ -143,8 +150,7 @@ def _planner_options(cls):  # noqa: ANN001, ANN202 - EvaluationOptions, imported
 def _model_fix(exc: BaseException) -> str:
     text = str(exc)
     if isinstance(exc, ImportError) or "llama" in text.lower() and isinstance(exc, OSError):
-        return ("llama.cpp cannot load: reinstall it with "
-                "`pip install --force-reinstall --no-cache-dir llama-cpp-python`")
+        return "llama.cpp cannot load: " + _reinstall("--no-cache-dir llama-cpp-python")
     return _hint(exc, "run `domain-drafter models` to see which models are found; see models/README.md")
 
 
@@ -167,9 +173,9 @@ def _planner_stage(state: dict) -> tuple[str, str]:
 
 def _planner_fix(exc: BaseException) -> str:
     if "not installed" in str(exc) or isinstance(exc, ImportError):
-        return "reinstall the planner: `pip install --force-reinstall kstar-planner`"
-    return ("K* failed: run `domain-drafter evaluate blocksworld put-down` on an answer to see its log; "
-            "reinstall with `pip install --force-reinstall kstar-planner` if it says a file is missing")
+        return "the planner is missing: " + _reinstall("kstar-planner")
+    return (f"run `domain-drafter evaluate {DOMAIN} {ACTION}` on an answer to see K*'s log; "
+            f"if it says a file is missing: {_reinstall('kstar-planner')}")
 
 
 def _gui_stage() -> tuple[str, str]:
@@ -191,7 +197,7 @@ def _gui_stage() -> tuple[str, str]:
 
 def _gui_fix(text: str) -> str:
     if "No module named 'PySide6'" in text:
-        return "install Qt for Python: `pip install PySide6-Essentials`"
+        return "Qt for Python is missing: " + _reinstall("PySide6-Essentials")
     if "cannot open shared object file" in text or "platform plugin" in text:
         return QT_LIBS
     return "run `domain-drafter-gui` in a terminal and look at what it prints"
