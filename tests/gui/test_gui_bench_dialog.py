@@ -79,3 +79,19 @@ def test_dialog_without_models_cannot_start(qtbot, tmp_path):
     assert not dialog.start_button.isEnabled()
     dialog.start()
     assert not dialog.running
+
+
+def test_results_file_follows_the_settings_until_the_user_picks_one(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path))
+    dialog = BenchmarkDialog([("m", "default")], ["gripper", "miconic"], open_externally=False)
+    qtbot.addWidget(dialog)
+    first = dialog.path_edit.text()
+    assert first.startswith(str(tmp_path / "results" / "benchmark-")) and first.endswith(".sqlite")
+    dialog.prompts_spin.setValue(2)
+    second = dialog.path_edit.text()
+    assert second != first   # a different experiment gets its own file
+    dialog.prompts_spin.setValue(1)
+    assert dialog.path_edit.text() == first   # the same settings find the same run again
+    qtbot.keyClicks(dialog.path_edit, "x")   # typed by the user: kept from now on
+    dialog.prompts_spin.setValue(3)
+    assert dialog.path_edit.text() == first + "x"

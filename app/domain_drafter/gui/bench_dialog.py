@@ -116,7 +116,10 @@ class BenchmarkDialog(QDialog):
         self.grammar_combo = QComboBox()
         self.grammar_combo.addItems(list(GRAMMAR_CHOICES))
         self.workers_spin = QSpinBox(minimum=1, maximum=64, value=1)
+        # Until the user picks a file, the name follows the settings: the same settings later resume the same run.
+        self._auto_path = results_path is None
         self.path_edit = QLineEdit(str(results_path or data_dir() / "results" / "benchmark.sqlite"))
+        self.path_edit.textEdited.connect(self._path_chosen)
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         path_row = QHBoxLayout()
@@ -187,6 +190,10 @@ class BenchmarkDialog(QDialog):
         path, _ = QFileDialog.getSaveFileName(self, "Results file", self.path_edit.text(), "SQLite (*.sqlite)")
         if path:
             self.path_edit.setText(path)
+            self._auto_path = False
+
+    def _path_chosen(self, _text: str) -> None:
+        self._auto_path = False
 
     # --- state ------------------------------------------------------------------------------
     @property
@@ -213,6 +220,8 @@ class BenchmarkDialog(QDialog):
             size = actions * len(spec.classes) * spec.prompts_per_action * len(spec.systems())
             self.size_label.setText(f"{size} tasks: {actions} actions x {len(spec.classes)} class(es) x "
                                     f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)")
+            if self._auto_path:
+                self.path_edit.setText(str(data_dir() / "results" / f"benchmark-{spec.fingerprint}.sqlite"))
         for widget in (self.model_list, self.domain_list, self.prompts_spin, self.grammar_combo, self.workers_spin,
                        self.path_edit, *self.class_checks.values()):
             widget.setEnabled(not self.running)
