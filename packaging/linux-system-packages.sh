@@ -11,7 +11,8 @@ XCB_PACKAGES="libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-
 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxcb-randr0 libxcb-xfixes0 libxcb-sync1 libxcb-shm0
 libxcb-render0 libxcb1 libx11-xcb1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libfreetype6
 libdbus-1-3 libegl1 libgl1 libglib2.0-0"
-TEST_PACKAGES="xvfb xauth"
+# desktop-file-validate and appstreamcli check the .desktop and metainfo files (tests/packaging).
+TEST_PACKAGES="xvfb xauth desktop-file-utils appstream"
 PACKAGES="$XCB_PACKAGES $TEST_PACKAGES"
 
 if ! command -v apt-get >/dev/null 2>&1; then
