@@ -76,6 +76,7 @@ def test_import_judges_every_subclass_and_reports_bad_lines(tmp_path, cache, cap
     captured = capsys.readouterr()
     assert code == 1   # some lines were skipped
     assert f"results: {out}" in captured.out
+    assert "[bench] 12/12 judged, 12 generated, syn=3 sem=4 diff=3 eq=2" in captured.err
     for number in BAD_LINES:
         assert f"{source}:{number}: skipped" in captured.err
     assert "not valid JSON" in captured.err and "missing field(s) model" in captured.err

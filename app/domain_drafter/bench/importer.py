@@ -114,13 +114,16 @@ def import_answers(source: str | Path, out: str | Path, *, k: int = 100, time_li
         for row in pending:
             store.store_generation(row["key"], outputs[row["key"]], None, {"source": "import"})
         state = {"evaluated": 0}
+        counts: dict[str, int] = {}
         rows = store.tasks_with_status("generated", set(outputs))
         total = len(rows)
 
         def on_stored(result: dict) -> None:
             state["evaluated"] += 1
+            cls = result.get("class") or "error"
+            counts[cls] = counts.get(cls, 0) + 1
             if on_progress is not None:
-                on_progress(Progress(total, total, state["evaluated"], {}, time.perf_counter() - t0))
+                on_progress(Progress(total, total, state["evaluated"], dict(counts), time.perf_counter() - t0))
 
         with open_executor(executor, workers) as pool:
             queue = EvaluationQueue(store, pool, k, time_limit_s, on_stored)
