@@ -7,7 +7,7 @@ import sqlite3
 
 from PySide6.QtCore import Qt
 
-from domain_drafter.gui.bench_dialog import BenchmarkDialog, install_benchmark_menu
+from domain_drafter.gui.bench_dialog import BenchmarkDialog
 
 TIMEOUT_MS = 120_000
 

@@ -61,6 +61,7 @@ def evaluate_job(job: EvaluationJob) -> dict[str, Any]:
 
 def warm_up() -> int:
     """Import the engine in a fresh worker before the first job; returns its pid."""
-    import domain_drafter.planning.evaluate  # noqa: F401
+    import importlib
 
+    importlib.import_module("domain_drafter.planning.evaluate")
     return os.getpid()
