@@ -214,10 +214,10 @@ def _class_counts(store: ResultsStore) -> dict[str, int]:
 
 
 def _generate_model(spec, model, pending, store, evaluations, state, report, task) -> None:
+    """Load `model` once and write the answers of its pending tasks in a row."""
     from domain_drafter.core.bundle import load_bundle, load_bundled
     from domain_drafter.core.descriptions import DescriptionClass
     from domain_drafter.core.prompt import build_prompt, load_template
-    from domain_drafter.drafting.loop import DraftOptions, Feedback, draft_action
     from domain_drafter.llm.backend import DecodingOptions
     from domain_drafter.llm.grammar import ActionGrammar
 
@@ -225,7 +225,7 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
     bundles = {name: load_bundle(name) for name in {r["domain"] for r in pending}}
     pool = list({b.name: b for b in [*load_bundled(), *bundles.values()]}.values())
     grammars: dict[tuple[str, str], str] = {}
-    local_evaluator = None
+    corrective = _CorrectiveDrafts(spec, pool, template) if spec.retries > 0 else None
     with open_backend(model, spec) as backend:
         try:
             for row in pending:
@@ -234,43 +234,56 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
                 bundle = bundles[row["domain"]]
                 cls = DescriptionClass.parse(row["description_class"])
                 decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
-                if spec.retries > 0:
-                    # Corrective rounds need each verdict before the next prompt: judge here.
-                    if local_evaluator is None:
-                        from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
-                        local_evaluator = Evaluator(EvaluationOptions(k=spec.k, time_limit_s=spec.time_limit_s))
-                    options = DraftOptions(description_class=cls, seed=row["seed"], examples=spec.examples,
-                                           decoding=decoding, grammar=bool(row["grammar"]), retries=spec.retries,
-                                           feedback=Feedback(spec.feedback))
-                    draft = draft_action(bundle, row["action"], backend, local_evaluator, pool, options,
-                                         template=template, task=task)
-                    final = draft.rounds[-1]
-                    store.store_generation(row["key"], final.generation.text, _prompt_record(draft.prompt),
-                                           {"rounds": [r.to_dict() for r in draft.rounds]})
-                    state["generated"] += 1
-                    state["generated_now"] += 1
-                    evaluations.store_result(row["key"], final.evaluation.to_dict())
-                    continue
-                prompt = build_prompt(bundle, row["action"], pool, cls, row["seed"], spec.examples, template)
-                if row["grammar"]:
-                    ident = (bundle.name, row["action"])
-                    if ident not in grammars:
-                        grammars[ident] = ActionGrammar(bundle.domain, row["action"], lock_signature=True).to_gbnf()
-                    decoding = replace(decoding, grammar=grammars[ident])
-                generation = backend.generate(prompt.text, decoding, task=task,
-                                              on_token=evaluations.harvest_now_and_then)
-                if generation.stats.stop_reason == "cancelled":
-                    raise Cancelled()
-                store.store_generation(row["key"], generation.text, _prompt_record(prompt),
-                                       {"backend": backend.name, "stats": generation.stats.__dict__})
+                if corrective is not None:
+                    corrective.run(row, bundle, cls, decoding, backend, store, evaluations, task)
+                else:
+                    prompt = build_prompt(bundle, row["action"], pool, cls, row["seed"], spec.examples, template)
+                    if row["grammar"]:
+                        ident = (bundle.name, row["action"])
+                        if ident not in grammars:
+                            grammars[ident] = ActionGrammar(bundle.domain, row["action"],
+                                                            lock_signature=True).to_gbnf()
+                        decoding = replace(decoding, grammar=grammars[ident])
+                    generation = backend.generate(prompt.text, decoding, task=task,
+                                                  on_token=evaluations.harvest_now_and_then)
+                    if generation.stats.stop_reason == "cancelled":
+                        raise Cancelled()
+                    store.store_generation(row["key"], generation.text, _prompt_record(prompt),
+                                           {"backend": backend.name, "stats": generation.stats.__dict__})
+                    evaluations.submit(row["key"], row["domain"], row["action"], generation.text)
                 state["generated"] += 1
                 state["generated_now"] += 1
-                evaluations.submit(row["key"], row["domain"], row["action"], generation.text)
                 evaluations.harvest(0.0)
                 report(f"{model.name}: {row['domain']}/{row['action']}")
         finally:
-            if local_evaluator is not None:
-                local_evaluator.close()
+            if corrective is not None:
+                corrective.close()
+
+
+class _CorrectiveDrafts:
+    """Tasks with retries: each verdict is needed before the next prompt, so they are judged here."""
+
+    def __init__(self, spec, pool, template):
+        from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+        self.spec, self.pool, self.template = spec, pool, template
+        self.evaluator = Evaluator(EvaluationOptions(k=spec.k, time_limit_s=spec.time_limit_s))
+
+    def run(self, row, bundle, cls, decoding, backend, store, evaluations, task) -> None:
+        from domain_drafter.drafting.loop import DraftOptions, Feedback, draft_action
+
+        options = DraftOptions(description_class=cls, seed=row["seed"], examples=self.spec.examples,
+                               decoding=decoding, grammar=bool(row["grammar"]), retries=self.spec.retries,
+                               feedback=Feedback(self.spec.feedback))
+        draft = draft_action(bundle, row["action"], backend, self.evaluator, self.pool, options,
+                             template=self.template, task=task)
+        final = draft.rounds[-1]
+        store.store_generation(row["key"], final.generation.text, _prompt_record(draft.prompt),
+                               {"backend": backend.name, "rounds": [r.to_dict() for r in draft.rounds]})
+        evaluations.store_result(row["key"], final.evaluation.to_dict())
+
+    def close(self) -> None:
+        self.evaluator.close()
 
 
 def _prompt_record(prompt) -> dict:
