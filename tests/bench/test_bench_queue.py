@@ -38,3 +38,12 @@ def test_stop_keeps_unjudged_answers_for_resume(tmp_path, bundles, private_cache
             again.drain(None)
         assert store.count("evaluated") == len(jobs) == len(stored)
         assert {r["subclass"] for r in stored} == {"Equivalent"}
+
+
+def test_a_job_that_cannot_be_judged_becomes_an_evaluation_error_not_a_crash(tmp_path, private_cache):
+    from domain_drafter.bench.worker import EvaluationJob, evaluate_job
+
+    missing = evaluate_job(EvaluationJob(str(tmp_path / "no-such-domain"), "move", "(:action move)"))
+    assert missing["subclass"] is None and "no such file or folder" in missing["error"]
+    odd = evaluate_job(EvaluationJob("gripper", "move", None))   # not even text: a bug upstream, not a crash
+    assert odd["subclass"] is None and odd["error"] and odd["message"] == "internal error while judging this answer"

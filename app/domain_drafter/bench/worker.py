@@ -52,11 +52,18 @@ def evaluate_job(job: EvaluationJob) -> dict[str, Any]:
     try:
         result = _evaluator(job.k, job.time_limit_s).evaluate(_bundle(job.domain), job.action, job.answer)
     except DrafterError as err:
-        return {"domain": job.domain, "action": job.action, "class": None, "subclass": None,
-                "message": err.what, "error": err.message, "answer": job.answer, "findings": [], "timings": {}}
+        return _error(job, err.what, err.message)
+    except Exception as err:  # noqa: BLE001 - a bug on one answer must not stop a run of thousands
+        return _error(job, "internal error while judging this answer", f"{type(err).__name__}: {err}")
     data = result.to_dict()
     data["worker_pid"] = os.getpid()
     return data
+
+
+def _error(job: EvaluationJob, message: str, error: str) -> dict[str, Any]:
+    """A verdict-less result: it shows in the tables as "Evaluation error", with the reason."""
+    return {"domain": job.domain, "action": job.action, "class": None, "subclass": None, "message": message,
+            "error": error, "answer": job.answer, "findings": [], "timings": {}, "worker_pid": os.getpid()}
 
 
 def warm_up() -> int:
