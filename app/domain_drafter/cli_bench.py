@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 from pathlib import Path
 
 GRAMMAR_MODES = {"off": (False,), "on": (True,), "both": (False, True)}
@@ -29,19 +30,29 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     from domain_drafter.bench.progress import ProgressPrinter
     from domain_drafter.bench.runner import run_experiment
     from domain_drafter.bench.spec import load_spec
+    from domain_drafter.core.tasks import TaskState
 
     spec = _apply_overrides(load_spec(args.spec), args)
     out = Path(args.out) if args.out else Path(f"{spec.name}.sqlite")
     printer = ProgressPrinter(plain=True if args.plain else None)
     tasks = len(spec.tasks())
     print(f"bench: {spec.name}: {tasks} tasks ({len(spec.systems())} system(s)) -> {out}", file=sys.stderr)
+    task = TaskState()
+    timer = threading.Timer(args.max_minutes * 60, task.cancel) if args.max_minutes else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         summary = run_experiment(spec, out, resume=args.resume, executor=args.executor, workers=args.workers,
-                                 on_progress=printer)
+                                 task=task, on_progress=printer)
     finally:
         printer.close()
+        if timer is not None:
+            timer.cancel()
     print(f"results: {summary.path} ({summary.evaluated}/{summary.total} tasks judged; "
           f"{summary.generated_now} generated and {summary.evaluated_now} judged now)")
+    if summary.cancelled:
+        print(f"stopped after {args.max_minutes:g} minutes; add --resume to continue", file=sys.stderr)
     return 0 if summary.evaluated == summary.total else 1
 
 
@@ -106,6 +117,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--domains", help="comma-separated domains instead of the spec's")
     p.add_argument("--classes", help="comma-separated description classes instead of the spec's")
     p.add_argument("--name", help="experiment name instead of the spec's")
+    p.add_argument("--max-minutes", type=float, default=None,
+                   help="stop cleanly after this long (the answer being written is dropped); --resume continues")
     p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
     p.set_defaults(func=cmd_bench_run)
 

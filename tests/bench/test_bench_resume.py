@@ -67,3 +67,16 @@ def test_sigkill_then_resume_gives_one_row_per_task_and_the_uninterrupted_table(
     write_report(killed, tmp_path / "r1", figures=False)
     write_report(clean, tmp_path / "r2", figures=False)
     assert (tmp_path / "r1" / "table1.md").read_text() == (tmp_path / "r2" / "table1.md").read_text()
+
+
+def test_max_minutes_stops_cleanly_and_resume_finishes(tmp_path, tiny_model, private_cache, capsys):
+    spec = write_spec(tmp_path / "timed.toml", tiny_model, domains='["gripper", "miconic"]', prompts=2)
+    out = tmp_path / "timed.sqlite"
+    assert main(["bench", "run", str(spec), "--out", str(out), "--plain", "--max-minutes", "0.0001"]) == 1
+    assert "add --resume to continue" in capsys.readouterr().err
+    with sqlite3.connect(out) as db:
+        assert db.execute("SELECT COUNT(*) FROM tasks WHERE status = 'pending'").fetchone()[0] > 0
+    assert main(["bench", "run", str(spec), "--out", str(out), "--plain", "--resume"]) == 0
+    with sqlite3.connect(out) as db:
+        assert db.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM tasks WHERE status = 'evaluated'"
+                          ).fetchone() == (14, 14)
