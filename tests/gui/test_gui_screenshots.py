@@ -73,9 +73,12 @@ def test_screenshots(qtbot, window, out_dir, scheme):
     apply_scheme(app, scheme)
     try:
         for size_name, (width, height) in SIZES.items():
-            window.showNormal()
-            window.resize(width, height)
+            window.showNormal()   # (earlier tests may have left the window maximised)
+            qtbot.waitUntil(lambda: not window.isMaximized())
+            qtbot.wait(100)       # the platform restores the normal geometry after the state change
             for state in STATES:
+                window.setGeometry(0, 0, width, height)
+                qtbot.waitUntil(lambda: (window.width(), window.height()) == (width, height))
                 target = set_state(qtbot, window, state)
                 qtbot.wait(30)
                 image = target.grab().toImage()
