@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domain_drafter.core.bundle import load_bundle_path
@@ -93,7 +94,10 @@ def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_backend, bun
     again.select("put-down")
     assert states(again)[1] == "accepted" and again.history.count() == 2
     assert again.history.item(1).text().startswith("2. hand") and "model" in again.history.item(0).text()
-    assert "(?x - block)" in again.editor.toPlainText()              # renamed to the reference's parameter
+    entry = again.workspace.entry("put-down")
+    assert "(?x - block)" in entry.accepted                          # renamed to the reference's parameter
+    # the restored attempt was still in the editor at close: it comes back as the text being edited
+    assert entry.scratch == entry.attempts[0].text == again.editor.toPlainText()
     planner = KStarPlanner()
     verdict = compare_domains(bundles["blocksworld"], load_bundle_path(folder).domain, planner,
                               PlanCache(planner, tmp_path / "plans"))
@@ -241,3 +245,26 @@ def test_stop_ends_draft_all_and_keeps_what_was_drafted(qtbot, tiny_backend, bun
     assert states(win).count("reference") >= 4        # depot has 5 actions: Stop came before most of them
     assert all(s in ("drafted", "reference") for s in states(win))
     win.close()
+
+
+def test_text_being_edited_is_saved_after_a_pause_and_comes_back(qtbot, bundles, tmp_path):
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    folder = copy.save(tmp_path / "bw")
+    win = open_window(qtbot, copy)
+    win.select("stack")
+    win.editor.moveCursor(QTextCursor.MoveOperation.End)
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        qtbot.keyClicks(win.editor, "; half-typed thought")
+    assert WorkingCopy.open(folder).entry("stack").scratch.endswith("; half-typed thought")
+    win.select("unstack")                                   # away and back: the edit is still there
+    win.select("stack")
+    assert win.editor.toPlainText().endswith("; half-typed thought")
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        qtbot.mouseClick(win.revert_button, Qt.MouseButton.LeftButton)   # revert drops the edit
+    assert WorkingCopy.open(folder).entry("stack").scratch is None
+    assert win.editor.toPlainText() == bundles["blocksworld"].domain.action("stack").to_pddl(indent="")
+    win.close()
+    reopened = open_window(qtbot, WorkingCopy.open(folder))
+    reopened.select("stack")
+    assert not reopened.workspace.dirty and states(reopened) == ["reference"] * 4
+    reopened.close()

@@ -92,6 +92,7 @@ class ActionEntry:
     accepted: str | None = None               # the accepted action's PDDL text
     accepted_from: int | None = None          # the attempt it came from
     new: NewActionSpec | None = None
+    scratch: str | None = None                # text being edited, not yet an attempt (autosaved)
 
     @property
     def state(self) -> str:
@@ -149,7 +150,8 @@ class WorkingCopy:
                 new = NewActionSpec.from_dict(item["new"]) if item.get("new") else None
                 entries.append(ActionEntry(name, reference.action_map.get(name),
                                            [Attempt.from_dict(a) for a in item.get("attempts", [])],
-                                           item.get("accepted"), item.get("accepted_from"), new))
+                                           item.get("accepted"), item.get("accepted_from"), new,
+                                           item.get("scratch")))
         except (KeyError, TypeError, ValueError) as exc:
             raise DomainError(f"not a working-copy history: missing or wrong {exc}", where=path,
                               hint=f"move {HISTORY_FILE} away to open the folder as a plain bundle") from None
@@ -267,13 +269,21 @@ class WorkingCopy:
                 candidate, action = again.candidate or renamed, again.action
         entry.accepted = candidate
         entry.accepted_from = attempt
+        entry.scratch = None
         self._changed()
         return action
+
+    def set_scratch(self, name: str, text: str | None) -> None:
+        """Keep the text being edited for `name` (None: nothing pending), so a crash does not lose it."""
+        entry = self.entry(name)
+        if entry.scratch != text:
+            entry.scratch = text
+            self._changed()
 
     def revert(self, name: str) -> None:
         """Back to the reference action (a new action back to no definition)."""
         entry = self.entry(name)
-        entry.accepted, entry.accepted_from = None, None
+        entry.accepted, entry.accepted_from, entry.scratch = None, None, None
         self._changed()
 
     def add_action(self, spec: NewActionSpec) -> ActionEntry:
@@ -351,7 +361,8 @@ class WorkingCopy:
             "format": FORMAT, "domain": self.name, "origin": self.origin, "saved_at": now_iso(),
             "reference_domain": self.reference_text,
             "actions": [{"name": e.name, "new": e.new.to_dict() if e.new else None, "accepted": e.accepted,
-                         "accepted_from": e.accepted_from, "attempts": [a.to_dict() for a in e.attempts]}
+                         "accepted_from": e.accepted_from, "scratch": e.scratch,
+                         "attempts": [a.to_dict() for a in e.attempts]}
                         for e in self.entries.values()],
         }
 

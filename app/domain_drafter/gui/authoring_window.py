@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
@@ -34,6 +34,7 @@ from domain_drafter.gui.workers import TaskRunner, TaskWorker
 from domain_drafter.llm.backend import GenerationBackend
 from domain_drafter.planning.evaluate import Evaluator
 
+SCRATCH_DELAY_MS = 700   # after this pause in typing, the editor's text is saved with the working copy
 BackendSource = Callable[[TaskState], GenerationBackend]
 """Loads (or returns the loaded) model, in a worker; the main window passes its model holder's."""
 
@@ -133,6 +134,8 @@ class AuthoringWindow(QMainWindow):
         self.saver = TaskRunner(self)       # saves and exports: they never block the buttons
         self._draft_worker: TaskWorker | None = None
         self._generation = 0            # counts changes, so a save job knows whether it saved the latest
+        self._save_pending = False
+        self._jobs: dict[object, tuple[str, TaskWorker, Callable[[object], None]]] = {}
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
 
         self.actions_model = ActionStateModel(workspace, self)
@@ -192,6 +195,13 @@ class AuthoringWindow(QMainWindow):
         self.setCentralWidget(central)
         self._build_menu()
 
+        self._shown: str | None = None      # the action whose text the editor holds
+        self._loading = False
+        self._scratch_timer = QTimer(self)  # a pause in typing saves the text being edited
+        self._scratch_timer.setSingleShot(True)
+        self._scratch_timer.setInterval(SCRATCH_DELAY_MS)
+        self._scratch_timer.timeout.connect(self._keep_scratch)
+        self.editor.textChanged.connect(self._on_typed)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
         self.draft_all_button.clicked.connect(self.draft_all)
         self.stop_button.clicked.connect(self.runner.cancel_all)
@@ -251,22 +261,45 @@ class AuthoringWindow(QMainWindow):
         self.try_button.setEnabled(not busy and entry is not None and entry.new is not None)
         self.progress.setVisible(busy)
 
+    def _baseline(self, name: str) -> str:
+        """What the editor shows for an action with nothing being edited."""
+        entry = self.workspace.entries[name]
+        if entry.accepted is not None:
+            return entry.accepted
+        if entry.attempts:
+            return entry.attempts[-1].text
+        if entry.reference is not None:
+            return entry.reference.to_pddl(indent="")
+        params = " ".join(f"{p.name} - {p.type}" for p in entry.new.parameters) if entry.new else ""
+        return f"(:action {entry.name}\n  :parameters ({params})\n  :precondition (and)\n  :effect (and))"
+
     def _show_selected(self) -> None:
+        if self._scratch_timer.isActive():   # typed, not yet kept: keep it before the editor changes
+            self._keep_scratch()
         name = self.selected()
         self.history.clear()
+        self._shown = name
         if name is None:
             return
         entry = self.workspace.entries[name]
         self.history.addItems([attempt_label(a) for a in entry.attempts])
-        if entry.accepted is not None:
-            self.editor.setPlainText(entry.accepted)
-        elif entry.attempts:
-            self.editor.setPlainText(entry.attempts[-1].text)
-        elif entry.reference is not None:
-            self.editor.setPlainText(entry.reference.to_pddl(indent=""))
-        else:
-            self.editor.setPlainText(f"(:action {entry.name}\n  :parameters ()\n  :precondition (and)\n  :effect (and))")
+        self._loading = True
+        self.editor.setPlainText(entry.scratch if entry.scratch is not None else self._baseline(name))
+        self._loading = False
         self._update_buttons()
+
+    def _on_typed(self) -> None:
+        if not self._loading:
+            self._scratch_timer.start()
+
+    def _keep_scratch(self) -> None:
+        """Put the editor's text into the working copy (and so on disk) unless it is what it would show anyway."""
+        self._scratch_timer.stop()
+        name = self._shown
+        if name is None or name not in self.workspace.entries:
+            return
+        text = self.editor.toPlainText()
+        self.workspace.set_scratch(name, None if text == self._baseline(name) else text)
 
     def _refresh(self) -> None:
         name = self.selected()
@@ -286,6 +319,7 @@ class AuthoringWindow(QMainWindow):
         name = self.selected()
         if name is None:
             return False
+        self._scratch_timer.stop()
         entry = self.workspace.entries[name]
         text = self.editor.toPlainText()
         number = next((a.number for a in entry.attempts if a.text == text), None)
@@ -305,6 +339,7 @@ class AuthoringWindow(QMainWindow):
     def revert_selected(self) -> None:
         name = self.selected()
         if name is not None:
+            self._scratch_timer.stop()
             self.workspace.revert(name)
             self._say(f"{name}: back to the reference." if self.workspace.entries[name].reference
                       else f"{name}: no accepted definition.")
@@ -361,12 +396,32 @@ class AuthoringWindow(QMainWindow):
 
     def _start(self, kind: str, worker: TaskWorker, on_finished: Callable[[object], None],
                runner: TaskRunner | None = None) -> TaskWorker:
-        worker.signals.finished.connect(on_finished)
-        worker.signals.failed.connect(lambda message: self._say(f"{kind} failed: {message}"))
-        worker.signals.cancelled.connect(lambda: self._say(f"{kind}: stopped."))
+        # bound methods only: Qt drops them with the window, so a late signal never reaches a deleted one
+        self._jobs[worker.signals] = (kind, worker, on_finished)
+        worker.signals.finished.connect(self._job_finished)
+        worker.signals.failed.connect(self._job_failed)
+        worker.signals.cancelled.connect(self._job_cancelled)
         worker.signals.progress.connect(self._on_progress)
-        worker.signals.done.connect(lambda: self.job_ended.emit(kind, worker.outcome))
+        worker.signals.done.connect(self._job_done)
         return (runner or self.runner).start(worker)
+
+    def _job_finished(self, result: object) -> None:
+        job = self._jobs.get(self.sender())
+        if job is not None:
+            job[2](result)
+
+    def _job_failed(self, message: str) -> None:
+        job = self._jobs.get(self.sender())
+        self._say(f"{job[0] if job else 'job'} failed: {message}")
+
+    def _job_cancelled(self) -> None:
+        job = self._jobs.get(self.sender())
+        self._say(f"{job[0] if job else 'job'}: stopped.")
+
+    def _job_done(self) -> None:
+        job = self._jobs.pop(self.sender(), None)
+        if job is not None:
+            self.job_ended.emit(job[0], job[1].outcome)
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
         self.progress.setRange(0, max(total, 1))
@@ -431,6 +486,13 @@ class AuthoringWindow(QMainWindow):
     def _on_changed(self) -> None:
         self._generation += 1
         self._update_title()
+        if self.workspace.folder is not None and not self._save_pending:
+            # one save for all changes of this event (Accept records an attempt, then accepts it)
+            self._save_pending = True
+            QTimer.singleShot(0, self._save_now)
+
+    def _save_now(self) -> None:
+        self._save_pending = False
         if self.workspace.folder is not None:
             self.save_to(self.workspace.folder)
 
@@ -463,6 +525,10 @@ class AuthoringWindow(QMainWindow):
             self.export_to(Path(path))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self._scratch_timer.isActive():
+            self._keep_scratch()
+        if self._save_pending:
+            self._save_now()
         if self.workspace.dirty and self.workspace.folder is None:
             answer = QMessageBox.question(
                 self, "Unsaved work", f"The drafts of {self.workspace.name} are not saved. Save them first?",
