@@ -105,3 +105,26 @@ def test_not_utf8_file_is_a_clear_error(tmp_path):
     path.write_bytes(b"(define (domain x) \xff\xfe)")
     with pytest.raises(DomainError, match="not UTF-8"):
         load_bundle(path)
+
+
+def test_a_loaded_bundle_is_reused_from_the_disk_cache_until_a_file_changes(user_folder, tmp_path, monkeypatch):
+    import domain_drafter.core.reader as reader
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    first = load_bundle(user_folder)
+    calls = []
+    monkeypatch.setattr(reader, "read_domain", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(
+        AssertionError("parsed again")))
+    again = load_bundle(user_folder)  # from the cache: the parser is never called
+    assert again == first and again is not first and calls == []
+    monkeypatch.undo()
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    path = user_folder / "descriptions.toml"
+    path.write_text(path.read_text().replace("[actions.stack]", "[actions.stack-up]"))
+    changed = load_bundle(user_folder)
+    assert "stack-up" in changed.descriptions.actions and "stack-up" not in first.descriptions.actions
+    entries = list((tmp_path / "cache" / "bundles").iterdir())
+    assert len(entries) == 2
+    entries[0].write_bytes(b"not a pickle")
+    entries[1].write_bytes(b"not a pickle")
+    assert load_bundle(user_folder) == changed  # damaged entries are misses, rebuilt

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from domain_drafter.core.answers import check_parsed_action
 from domain_drafter.core.descriptions import Descriptions, consistency_problems, load_descriptions
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
 from domain_drafter.core.model import Domain, Problem
-from domain_drafter.core.reader import read_domain, read_problem
+from domain_drafter.core.bundle_cache import cached
 
 DOMAIN_FILE = "domain.pddl"
 PROBLEMS_DIR = "problems"
@@ -130,30 +129,49 @@ def load_bundle_path(path: Path) -> DomainBundle:
     else:
         raise UsageError(f"no such file or folder: {path}",
                          hint="bundled domains: " + ", ".join(bundled_names()))
-    text = _read_text(domain_path)
+    problem_paths = sorted((folder / PROBLEMS_DIR).glob("*.pddl")) if folder is not None else []
+    descriptions_path = folder / DESCRIPTIONS_FILE if folder is not None else None
+    if descriptions_path is not None and not descriptions_path.is_file():
+        descriptions_path = None
+    files = {p: _read_bytes(p) for p in (domain_path, *problem_paths, *([descriptions_path] if descriptions_path else []))}
+
+    def parse() -> DomainBundle:
+        return _parse_bundle(folder, domain_path, problem_paths, descriptions_path, files)
+
+    return cached(files, parse, DomainBundle)
+
+
+def _parse_bundle(folder: Path | None, domain_path: Path, problem_paths: list[Path], descriptions_path: Path | None,
+                  files: dict[Path, bytes]) -> DomainBundle:
+    from domain_drafter.core.reader import read_domain, read_problem  # the parser: only on a cache miss
+
+    text = _decode(domain_path, files[domain_path])
     domain, parsed = read_domain(text, domain_path)
     _check_reference_actions(domain, parsed, text, domain_path)
     problems: list[ProblemFile] = []
-    descriptions = None
-    if folder is not None:
-        for problem_path in sorted((folder / PROBLEMS_DIR).glob("*.pddl")):
-            ptext = _read_text(problem_path)
-            problem = read_problem(ptext, problem_path)
-            _check_problem(domain, problem, problem_path)
-            problems.append(ProblemFile(problem_path.stem, problem_path, ptext, problem))
-        if (folder / DESCRIPTIONS_FILE).is_file():
-            descriptions = load_descriptions(folder / DESCRIPTIONS_FILE)
+    for problem_path in problem_paths:
+        ptext = _decode(problem_path, files[problem_path])
+        problem = read_problem(ptext, problem_path)
+        _check_problem(domain, problem, problem_path)
+        problems.append(ProblemFile(problem_path.stem, problem_path, ptext, problem))
+    descriptions = load_descriptions(descriptions_path) if descriptions_path is not None else None
     name = folder.name if folder is not None else domain.name
     return DomainBundle(name, domain_path, domain, text, tuple(problems), descriptions)
 
 
-def _read_text(path: Path) -> str:
+def _read_bytes(path: Path) -> bytes:
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DomainError(f"not UTF-8 text (byte {exc.start})", where=path) from None
+        return path.read_bytes()
     except OSError as exc:
         raise DomainError(f"cannot read: {exc.strerror}", where=path) from None
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DomainError(f"not UTF-8 text (byte {exc.start})", where=path) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as reading in text mode does
 
 
 def _check_reference_actions(domain: Domain, parsed, text: str, path: Path) -> None:
@@ -163,6 +181,8 @@ def _check_reference_actions(domain: Domain, parsed, text: str, path: Path) -> N
         if names.count(action.name) > 1:
             raise DomainError(f"action '{action.name}' is defined twice",
                               where=SourceLocation.from_offset(text, action.name_span[0], path))
+        from domain_drafter.core.answers import check_parsed_action  # the checks: only on a cache miss
+
         findings = check_parsed_action(action, domain)  # parsed with the file: no second parse
         if findings:
             loc = SourceLocation.from_offset(text, findings[0].span[0], path)
