@@ -256,4 +256,5 @@ def test_a_model_that_cannot_load_is_reported_and_leaves_no_verdict(qtbot, windo
     assert window.result_panel.result is None and "No verdict" in window.result_panel.message.text()
     box = window.findChild(QMessageBox, "errorBox")
     assert box is not None and box.windowTitle() == "Generation failed"
+    assert "Settings ▸ Model file" in box.text()   # which setting to change
     box.close()

@@ -24,7 +24,7 @@ from domain_drafter.gui.settings import AppSettings, load_settings, save_setting
 from domain_drafter.gui.settings_dialog import SettingsDialog
 from domain_drafter.gui.theme import theme_notifier
 from domain_drafter.gui.window_state import WindowState, gui_settings
-from domain_drafter.gui.jobs import StartupData, load_startup, open_bundle
+from domain_drafter.gui.jobs import StartupData, load_startup, model_failure_advice, open_bundle
 from domain_drafter.gui.prompt_dialog import PromptDialog
 from domain_drafter.gui.result_panel import ResultPanel
 from domain_drafter.gui.toolbar import DraftToolBar
@@ -277,8 +277,13 @@ class MainWindow(QMainWindow):
             self.show_status(f"{JOB_LABELS.get(self._job_kind, 'Working')}: {message}")
 
     def _on_failed(self, message: str) -> None:
-        if not self._closing:
-            self.report_error(FAILURE_TITLES.get(self._job_kind, "Error"), message)
+        if self._closing:
+            return
+        if self._job_kind == "generate" and self.drafts.models.backend is None:
+            # the model itself did not load: say which setting to change, as the background load does
+            _setting, advice = model_failure_advice(message)
+            message = f"{message}\n\n{advice}"
+        self.report_error(FAILURE_TITLES.get(self._job_kind, "Error"), message)
 
     def _on_cancelled(self) -> None:
         if not self._closing:
