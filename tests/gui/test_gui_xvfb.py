@@ -16,6 +16,7 @@ import sys
 
 import pytest
 
+from domain_drafter.gui import app as gui_app
 from domain_drafter.gui.platform_check import check_platform
 from domain_drafter.gui.settings import AppSettings, save_settings
 
@@ -106,4 +107,5 @@ def test_the_real_app_starts_draws_and_quits_under_xvfb(x_display, tmp_path, tin
     x, y, w, h = seen["frame"]
     assert x >= 0 and y >= 0 and x + w <= 1280 and y + h <= 800   # the whole window is on the screen
     assert seen["colours"] > 20   # drawn, not a blank framebuffer
+    assert seen["icon"] == gui_app.icon_path().is_file()   # the application icon, once packaging ships it
     assert "Traceback" not in out.stderr
