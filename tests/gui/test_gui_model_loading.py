@@ -8,6 +8,7 @@ Real parts throughout: a tiny real GGUF on llama.cpp, the embedded default model
 
 from __future__ import annotations
 
+import shutil
 import time
 
 import pytest
@@ -61,7 +62,8 @@ def open_window(qtbot, settings: AppSettings) -> MainWindow:
     return window
 
 
-def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, private_homes, tiny_model):
+def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, private_homes, tiny_model,
+                                                                        tmp_path):
     window = open_window(qtbot, AppSettings(model=str(tiny_model)))
     status = window.model_status
     qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=JOB_TIMEOUT_MS)
@@ -74,6 +76,13 @@ def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, 
     select(qtbot, window, "gripper", "drop")
     qtbot.waitUntil(lambda: status.warmed_prompt == window.current_prompt_text() and not status.busy,
                     timeout=JOB_TIMEOUT_MS)
+    # another model chosen in the toolbar loads in the background too
+    other = tmp_path / "other-tiny.gguf"
+    shutil.copyfile(tiny_model, other)
+    window.add_model_file(other)
+    qtbot.waitUntil(lambda: status.loaded_model is not None and status.loaded_model.path == other
+                    and not status.busy, timeout=JOB_TIMEOUT_MS)
+    assert window.drafts.models.loaded_path == other and "other-tiny" in status.model_label.text()
     # Generate reuses it: the status bar reports the prompt, the speed and the planner's time
     window.drafts.decoding = DecodingOptions(max_tokens=40)
     assert run_job(qtbot, window, window.generate_action.trigger) == ("generate", "finished")

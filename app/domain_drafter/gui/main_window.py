@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.prompt_dialog: PromptDialog | None = None
         self._job_kind = ""
         self._closing = False
+        self._started = False   # the bundled domains and the models are listed
         self._build_panels()
         evaluator = evaluator or Evaluator(self.app_settings.evaluation_options())
         self.drafts = DraftController(self.answer_panel, self.result_panel, evaluator=evaluator, parent=self)
@@ -144,6 +145,7 @@ class MainWindow(QMainWindow):
         self.evaluate_action.triggered.connect(self.evaluate)
         self.prompt_action.triggered.connect(self.show_prompt)
         self.model_selector.currentIndexChanged.connect(self._update_actions)
+        self.model_selector.currentIndexChanged.connect(self._on_model_selected)
 
         self.grammar_check.toggled.connect(self._on_grammar_toggled)
         editor = self.answer_panel.editor
@@ -235,6 +237,12 @@ class MainWindow(QMainWindow):
         self.runner.start(worker)
         return True
 
+    def _on_model_selected(self, _index: int) -> None:
+        """Another model in the toolbar: load it in the background (once the start-up is done)."""
+        if self._started and self.app_settings.preload_model and not self._closing:
+            self._warm_timer.stop()
+            self.model_status.preload(self.current_model(), self.current_prompt_text())
+
     def _warm_prompt(self) -> None:
         """Read the selected action's prompt into the loaded model, so Generate starts writing at once."""
         if self._closing or self.runner.busy or not self.app_settings.preload_model:
@@ -312,6 +320,7 @@ class MainWindow(QMainWindow):
             self.domain_panel.domain_list.setCurrentRow(0)
         models = self.model_selector.count()
         self.show_status(f"{len(self.bundled)} domains, {models} model{'' if models == 1 else 's'}")
+        self._started = True
         if self.app_settings.preload_model:
             self._warm_timer.stop()
             self.model_status.preload(self.current_model(), self.current_prompt_text())
@@ -454,8 +463,9 @@ class MainWindow(QMainWindow):
             self.add_model_file(new.model)
         elif not new.model and old.model:
             self.model_selector.select_default()
-        if new.preload_model and (new.model != old.model or new.threads != old.threads):
-            self.model_status.preload(self.current_model(), self.current_prompt_text())
+        if new.preload_model and new.threads != old.threads and new.model == old.model:
+            self.model_status.preload(self.current_model(), self.current_prompt_text())   # reload with them
+        # (another model file: selecting it in the toolbar above starts its load)
         self.show_status("Settings saved")
 
     def _apply_settings_to_widgets(self) -> None:
