@@ -13,7 +13,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.authoring_window import AuthoringWindow, NewActionDialog, parse_parameters
+from domain_drafter.gui.authoring_dialogs import NewActionDialog
+from domain_drafter.gui.authoring_jobs import parse_parameters
+from domain_drafter.gui.authoring_window import AuthoringWindow
 from domain_drafter.planning.domain_compare import DomainVerdict, compare_domains
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache

@@ -7,111 +7,30 @@ each change once the copy has a folder, so a crash loses at most the change bein
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget,
+    QDialog, QFileDialog, QHBoxLayout, QLabel, QListWidget, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
+    QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from domain_drafter.core.bundle import load_bundled
-from domain_drafter.core.errors import DrafterError, UsageError
-from domain_drafter.core.model import TypedName
-from domain_drafter.core.paths import atomic_write_bytes
-from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.loop import DraftOptions, draft_action
-from domain_drafter.drafting.new_action import TryReport, draft_new_action, try_action
-from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain, record
+from domain_drafter.core.errors import DrafterError
+from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.new_action import TryReport, try_action
+from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, record
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
 from domain_drafter.gui.authoring_descriptions import DescriptionsEditor
+from domain_drafter.gui.authoring_dialogs import NewActionDialog
+from domain_drafter.gui.authoring_jobs import BackendSource, draft_all_job, draft_one_job, export_job, write_job
 from domain_drafter.gui.authoring_model import ActionStateModel, attempt_label
 from domain_drafter.gui.code_editor import CodeEditor
 from domain_drafter.gui.workers import TaskRunner, TaskWorker
-from domain_drafter.llm.backend import GenerationBackend
 from domain_drafter.planning.evaluate import Evaluator
 
 SCRATCH_DELAY_MS = 700   # after this pause in typing, the editor's text is saved with the working copy
-BackendSource = Callable[[TaskState], GenerationBackend]
-"""Loads (or returns the loaded) model, in a worker; the main window passes its model holder's."""
-
-
-def parse_parameters(text: str) -> tuple[TypedName, ...]:
-    """`?obj - ball ?from ?to - room` -> typed parameters (untyped ones are `object`)."""
-    out: list[TypedName] = []
-    pending: list[str] = []
-    words = text.replace("(", " ").replace(")", " ").split()
-    i = 0
-    while i < len(words):
-        word = words[i].lower()
-        if word == "-":
-            if i + 1 >= len(words) or not pending:
-                raise UsageError(f"a '-' needs variables before it and a type after it: {text!r}")
-            out.extend(TypedName(p, words[i + 1].lower()) for p in pending)
-            pending, i = [], i + 2
-            continue
-        if not re.fullmatch(r"\?[a-z][\w-]*", word):
-            raise UsageError(f"'{words[i]}' is no parameter; write them as ?name - type")
-        pending.append(word)
-        i += 1
-    out.extend(TypedName(p) for p in pending)
-    return tuple(out)
-
-
-def _draft_all(source: BackendSource, workspace: WorkingCopy, evaluator: Evaluator, options: DraftOptions,
-               on_action: Callable[[tuple[ActionOutcome, str]], None], *, task: TaskState) -> DomainDraft:
-    backend = source(task)
-    return draft_domain(workspace.reference_bundle(), backend, evaluator, load_bundled(), options,
-                        on_action=lambda outcome: on_action((outcome, backend.name)), task=task)
-
-
-def _draft_one(source: BackendSource, workspace: WorkingCopy, name: str, evaluator: Evaluator, options: DraftOptions,
-               *, task: TaskState):
-    backend = source(task)
-    if workspace.entry(name).new is not None:
-        return draft_new_action(workspace, name, backend, load_bundled(), options, task=task)   # records it
-    draft = draft_action(workspace.reference_bundle(), name, backend, evaluator, load_bundled(), options, task=task)
-    return ActionOutcome(name, draft), backend.name
-
-
-def _write(folder: Path, files: list[tuple[str, bytes]], *, task: TaskState) -> Path:
-    WorkingCopy.write(folder, files)
-    return folder
-
-
-def _export(path: Path, data: bytes, *, task: TaskState) -> Path:
-    atomic_write_bytes(path, data)
-    return path
-
-
-class NewActionDialog(QDialog):
-    """Name, typed parameters, a one-line summary and (optionally) conditions and effects in words."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setWindowTitle("New action")
-        form = QFormLayout(self)
-        self.name = QLineEdit()
-        self.parameters = QLineEdit()
-        self.parameters.setPlaceholderText("?obj - ball ?to - room")
-        self.summary = QLineEdit()
-        self.summary.setPlaceholderText("The robot ... {obj} ... {to}.")
-        self.conditions = QLineEdit()
-        self.effects = QLineEdit()
-        for label, widget in (("Name", self.name), ("Parameters", self.parameters), ("Summary", self.summary),
-                              ("Conditions (words)", self.conditions), ("Effects (words)", self.effects)):
-            form.addRow(label, widget)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
-
-    def spec(self) -> NewActionSpec:
-        return NewActionSpec(self.name.text().strip(), parse_parameters(self.parameters.text()),
-                             self.summary.text().strip(), self.conditions.text().strip(), self.effects.text().strip())
 
 
 class AuthoringWindow(QMainWindow):
@@ -132,7 +51,6 @@ class AuthoringWindow(QMainWindow):
         self.options = DraftOptions()
         self.runner = TaskRunner(self)      # drafts and Try it: the buttons wait for these
         self.saver = TaskRunner(self)       # saves and exports: they never block the buttons
-        self._draft_worker: TaskWorker | None = None
         self._generation = 0            # counts changes, so a save job knows whether it saved the latest
         self._save_pending = False
         self._jobs: dict[object, tuple[str, TaskWorker, Callable[[object], None]]] = {}
@@ -432,7 +350,7 @@ class AuthoringWindow(QMainWindow):
         if self.backend_source is None or self.runner.busy:
             return
         self.verdict.setPlainText("Drafting every action...")
-        worker = TaskWorker(_draft_all, self.backend_source, self.workspace, self.evaluator, self.options,
+        worker = TaskWorker(draft_all_job, self.backend_source, self.workspace, self.evaluator, self.options,
                             self._outcome.emit, name="draft-all")
         self._start("draft-all", worker, self._on_domain_draft)
 
@@ -455,7 +373,7 @@ class AuthoringWindow(QMainWindow):
         name = self.selected()
         if name is None or self.backend_source is None or self.runner.busy:
             return
-        worker = TaskWorker(_draft_one, self.backend_source, self.workspace, name, self.evaluator, self.options,
+        worker = TaskWorker(draft_one_job, self.backend_source, self.workspace, name, self.evaluator, self.options,
                             name="draft")
         self._start("draft", worker, self._on_drafted)
 
@@ -499,7 +417,7 @@ class AuthoringWindow(QMainWindow):
     def save_to(self, folder: Path) -> TaskWorker:
         """Write the working copy as a bundle folder (in a worker) and bind it there."""
         generation = self._generation
-        worker = TaskWorker(_write, Path(folder), self.workspace.snapshot(), name="save")
+        worker = TaskWorker(write_job, Path(folder), self.workspace.snapshot(), name="save")
 
         def done(path: object) -> None:
             self.workspace.folder = Path(str(path))
@@ -511,7 +429,7 @@ class AuthoringWindow(QMainWindow):
         return self._start("save", worker, done, self.saver)
 
     def export_to(self, path: Path) -> TaskWorker:
-        worker = TaskWorker(_export, Path(path), self.workspace.domain_text().encode("utf-8"), name="export")
+        worker = TaskWorker(export_job, Path(path), self.workspace.domain_text().encode("utf-8"), name="export")
         return self._start("export", worker, lambda p: self.saved.emit(str(p)), self.saver)
 
     def _ask_save_as(self) -> None:
