@@ -69,6 +69,7 @@ def test_the_check_applies_to_xcb_with_a_display_only(plugin_without_a_library):
         is pc.Outcome.MISSING_LIBRARIES
     assert pc.check_platform({"QT_QPA_PLATFORM": "offscreen"}, plugin).ok
     assert pc.check_platform({"WAYLAND_DISPLAY": "wayland-0"}, plugin).ok   # Qt picks its wayland plugin
+    assert pc.check_platform({"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"}, plugin).ok   # XWayland too
     assert pc.check_platform({}, plugin).outcome is pc.Outcome.NO_DISPLAY
     assert "domain-drafter --help" in pc.check_platform({}, plugin).message()
     assert pc.check_platform(x11, plugin.parent / "libnothing.so").outcome is pc.Outcome.NO_PLUGIN

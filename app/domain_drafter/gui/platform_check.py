@@ -128,7 +128,7 @@ def wanted_platform(environ: dict[str, str] | os._Environ[str]) -> str:
     explicit = environ.get("QT_QPA_PLATFORM", "").strip()
     if explicit:
         return explicit.split(";")[0].split(":")[0].strip()
-    if environ.get("WAYLAND_DISPLAY") and not environ.get("DISPLAY"):
+    if environ.get("WAYLAND_DISPLAY"):   # a Wayland session (XWayland may set DISPLAY too): Qt 6 prefers wayland
         return "wayland"
     return "xcb"
 
