@@ -11,7 +11,15 @@ from domain_drafter.core.are import action_reconstruction_error
 from domain_drafter.core.errors import DomainError, ModelError
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.gui.jobs import ModelHolder, load_startup, open_bundle
-from domain_drafter.gui.presentation import EXTRA, MISSING, are_panes, counterexample_title, failing_row, renaming_note
+from domain_drafter.gui.presentation import (
+    EXTRA,
+    MISSING,
+    are_panes,
+    counterexample_title,
+    failing_row,
+    parameter_lines,
+    renaming_note,
+)
 from domain_drafter.gui.workers import TaskWorker
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.equivalence import Counterexample
@@ -85,3 +93,11 @@ def test_counterexample_words_and_failing_rows():
     assert "reference domain, replayed in the generated" in counterexample_title(opapp)
     assert "generated domain, replayed in the reference" in counterexample_title(npapp)
     assert "timed out" in counterexample_title(noplan)
+
+
+def test_long_parameter_lists_get_one_typed_group_a_line():
+    assert parameter_lines(["?x", "-", "block"]) == ["  :parameters (?x - block)"]
+    assert parameter_lines(["?truck", "-", "truck", "?from", "?to", "-", "place"]) == [
+        "  :parameters (?truck - truck",
+        "               ?from ?to - place)"]
+    assert parameter_lines([]) == ["  :parameters ()"]

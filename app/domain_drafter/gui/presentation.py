@@ -60,13 +60,32 @@ def action_lines(action: ActionSchema, marked: dict[str, set[Literal]], mark: st
         key = Literal(literal.atom.rename(rename), literal.positive)
         return DiffLine(f"    {literal}", mark if key in marked.get(term, set()) else None)
 
-    lines = [DiffLine(f"(:action {action.name}"),
-             DiffLine(f"  :parameters ({' '.join(typed_list(action.parameters))})"),
-             DiffLine("  :precondition (and")]
+    lines = [DiffLine(f"(:action {action.name}")]
+    lines += [DiffLine(text) for text in parameter_lines(typed_list(action.parameters))]
+    lines += [DiffLine("  :precondition (and")]
     lines += [line(lit, "pre") for lit in action.precondition]
     lines += [DiffLine("  )"), DiffLine("  :effect (and")]
     lines += [line(lit, "add" if lit.positive else "del") for lit in action.effect]
     lines += [DiffLine("  ))")]
+    return lines
+
+
+PARAMETERS_WIDTH = 34   # longer parameter lists get one typed group a line (the panes are narrow)
+
+
+def parameter_lines(tokens: list[str]) -> list[str]:
+    """`  :parameters (...)`, split after each `- type` when it is long, so a wrap never splits a group."""
+    flat = f"  :parameters ({' '.join(tokens)})"
+    if len(flat) <= PARAMETERS_WIDTH:
+        return [flat]
+    groups: list[list[str]] = [[]]
+    for i, token in enumerate(tokens):
+        groups[-1].append(token)
+        if i > 0 and tokens[i - 1] == "-" and i < len(tokens) - 1:
+            groups.append([])
+    head = "  :parameters ("
+    lines = [(head if n == 0 else " " * len(head)) + " ".join(g) for n, g in enumerate(groups)]
+    lines[-1] += ")"
     return lines
 
 
