@@ -143,25 +143,26 @@ def _model_stage(state: dict) -> tuple[str, str]:
             f"after a {stats.prompt_tokens}-token prompt"), ""
 
 
-def _planner_options(cls):  # noqa: ANN001, ANN202 - EvaluationOptions, imported lazily
-    return cls(time_limit_s=PLANNER_TIME_LIMIT_S, use_verdict_cache=False)
+def _evaluator():  # noqa: ANN202 - an Evaluator, imported lazily like every stage's engine
+    """An evaluator that always runs K* (no cached verdicts) with a generous time limit."""
+    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+    return Evaluator(EvaluationOptions(time_limit_s=PLANNER_TIME_LIMIT_S, use_verdict_cache=False))
 
 
 def _model_fix(exc: BaseException) -> str:
     text = str(exc)
-    if isinstance(exc, ImportError) or "llama" in text.lower() and isinstance(exc, OSError):
+    if isinstance(exc, ImportError) or (isinstance(exc, OSError) and "llama" in text.lower()):
         return "llama.cpp cannot load: " + _reinstall("--no-cache-dir llama-cpp-python")
     return _hint(exc, "run `domain-drafter models` to see which models are found; see models/README.md")
 
 
 def _planner_stage(state: dict) -> tuple[str, str]:
-    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
-
     bundle = state["bundle"]
     answer, what = state.get("answer"), "the model's answer"
     if answer is None:  # the model stage failed: still check the planner, on the reference action
         answer, what = bundle.domain.action(ACTION).to_pddl(), "the reference action"
-    with Evaluator(_planner_options(EvaluationOptions)) as evaluator:
+    with _evaluator() as evaluator:
         result = evaluator.evaluate(bundle, ACTION, answer)
     if result.error:
         return result.error, _planner_fix(RuntimeError(result.error))
