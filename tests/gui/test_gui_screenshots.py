@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from gui_helpers import JOB_TIMEOUT_MS, run_job, select
+from gui_helpers import run_job, select
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
