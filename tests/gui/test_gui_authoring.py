@@ -71,6 +71,9 @@ def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_backend, bun
     assert states(win)[1] == "accepted" and win.history.count() == 2 and win.workspace.dirty
     assert win.windowTitle().startswith("*blocksworld (not saved)")
 
+    assert run_job(qtbot, win, "judge", lambda: qtbot.mouseClick(win.judge_button, Qt.MouseButton.LeftButton)) \
+        == "finished"
+    assert win.verdict.toPlainText().startswith("Working copy: Equivalent: all ")
     win.history.setCurrentRow(1)
     qtbot.mouseClick(win.compare_button, Qt.MouseButton.LeftButton)
     assert win.verdict.toPlainText().startswith("put-down, attempt 2: passes the syntax and semantic checks")

@@ -19,6 +19,7 @@ from domain_drafter.drafting.new_action import draft_new_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.llm.backend import GenerationBackend
+from domain_drafter.planning.domain_compare import DomainComparison, compare_domains
 from domain_drafter.planning.evaluate import Evaluator
 
 BackendSource = Callable[[TaskState], GenerationBackend]
@@ -71,3 +72,9 @@ def write_job(folder: Path, files: list[tuple[str, bytes]], *, task: TaskState) 
 def export_job(path: Path, data: bytes, *, task: TaskState) -> Path:
     atomic_write_bytes(path, data)
     return path
+
+
+def judge_job(workspace: WorkingCopy, evaluator: Evaluator, *, task: TaskState) -> DomainComparison:
+    """The working copy as it stands (accepted actions, the reference's elsewhere) against the reference."""
+    reference = workspace.reference_bundle()
+    return compare_domains(reference, workspace.working_domain(), evaluator.planner, evaluator.plan_cache, task=task)

@@ -24,7 +24,9 @@ from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, rec
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
 from domain_drafter.gui.authoring_descriptions import DescriptionsEditor
 from domain_drafter.gui.authoring_dialogs import NewActionDialog
-from domain_drafter.gui.authoring_jobs import BackendSource, draft_all_job, draft_one_job, export_job, write_job
+from domain_drafter.gui.authoring_jobs import (
+    BackendSource, draft_all_job, draft_one_job, export_job, judge_job, write_job,
+)
 from domain_drafter.gui.authoring_model import ActionStateModel, attempt_label
 from domain_drafter.gui.code_editor import CodeEditor
 from domain_drafter.gui.workers import TaskRunner, TaskWorker
@@ -81,9 +83,10 @@ class AuthoringWindow(QMainWindow):
         self.compare_button = QPushButton("Compare with reference")
         self.add_button = QPushButton("New action...")
         self.try_button = QPushButton("Try it")
+        self.judge_button = QPushButton("Judge working copy")
         buttons = QHBoxLayout()
         for b in (self.draft_all_button, self.stop_button, self.draft_button, self.accept_button, self.revert_button,
-                  self.add_button, self.try_button):
+                  self.add_button, self.try_button, self.judge_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
 
@@ -131,6 +134,7 @@ class AuthoringWindow(QMainWindow):
         self.history.itemDoubleClicked.connect(lambda *_: self.restore_attempt())
         self.add_button.clicked.connect(self._ask_new_action)
         self.try_button.clicked.connect(self.try_selected)
+        self.judge_button.clicked.connect(self.judge)
         self.runner.busy_changed.connect(self._update_buttons)
         self._changed.connect(self._on_changed)
         self._outcome.connect(self._on_outcome)
@@ -177,6 +181,7 @@ class AuthoringWindow(QMainWindow):
         for b in (self.accept_button, self.revert_button, self.restore_button, self.compare_button, self.add_button):
             b.setEnabled(not busy and (entry is not None or b is self.add_button))
         self.try_button.setEnabled(not busy and entry is not None and entry.new is not None)
+        self.judge_button.setEnabled(not busy)
         self.progress.setVisible(busy)
 
     def _baseline(self, name: str) -> str:
@@ -382,6 +387,19 @@ class AuthoringWindow(QMainWindow):
             outcome, model = result
             record(self.workspace, outcome, model, self.options, accept=False)
         self._refresh()
+
+    def judge(self) -> None:
+        """The whole-domain verdict on the working copy as it stands."""
+        if self.runner.busy:
+            return
+        self.verdict.setPlainText("Judging the working copy against the reference...")
+        self._start("judge", TaskWorker(judge_job, self.workspace, self.evaluator, name="judge"), self._on_judged)
+
+    def _on_judged(self, comparison) -> None:
+        from domain_drafter.cli_authoring import format_comparison
+
+        self.tabs.setCurrentWidget(self.verdict)
+        self.verdict.setPlainText("Working copy: " + format_comparison(comparison, self.workspace.reference_bundle()))
 
     def try_selected(self) -> None:
         name = self.selected()

@@ -112,7 +112,11 @@ class DomainComparison:
         if self.error:
             return self.error
         parts = []
-        verdict = f"{self.subclass.value}: {self._said()}" if self.subclass else ""
+        verdict = ""
+        if self.subclass is Subclass.EQUIVALENT:
+            verdict = self._said()
+        elif self.subclass is not None:
+            verdict = f"{self.subclass.value}: {self._said()}"
         if self.verdict is DomainVerdict.INCOMPLETE:
             place = "their" if len(self.missing) > 1 else "its"
             verdict = (f"the candidate has no {', '.join(self.missing)}; with the reference's in {place} place, "
