@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from domain_drafter.core.bundle import DomainBundle, load_bundle_path
+from domain_drafter.core.bundle import DomainBundle, load_bundle_path, load_bundled
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.gui.bundle_cache import load_bundled_cached
 from domain_drafter.drafting.loop import Draft, DraftOptions, draft_action
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.models import ModelEntry, default_model_path, list_models
@@ -35,7 +34,7 @@ class StartupData:
 
 def load_startup(*, task: TaskState) -> StartupData:
     task.report(0, 2, "loading the bundled domains")
-    bundles = tuple(load_bundled_cached())
+    bundles = tuple(load_bundled())   # parsed once per machine: core.bundle_cache
     task.check_cancelled()
     task.report(1, 2, "looking for models")
     models = tuple(list_models())
