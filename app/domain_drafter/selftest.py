@@ -191,7 +191,7 @@ def _gui_stage() -> tuple[str, str]:
     report = _last_json_line(done.stdout)
     if report is not None and report.get("ok"):
         return (f"main window drawn offscreen: {report['width']}x{report['height']} px, {report['colours']} colours, "
-                f"{report['domains']} domains listed"), ""
+                f"{report['domains']} domains listed, with its icon"), ""
     error = (report or {}).get("error") or _last_line(done.stderr) or f"exit code {done.returncode}"
     return error, _gui_fix(done.stderr + error)
 

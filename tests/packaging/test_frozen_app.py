@@ -71,4 +71,5 @@ def test_frozen_binary_passes_its_self_test_from_outside_the_repository(app_dir,
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     for stage in ("domain", "model", "planner", "gui"):
         assert any(line.split()[:2] == ["ok", stage] for line in done.stdout.splitlines()), done.stdout
+    assert "with its icon" in done.stdout   # the SVG window icon was found and read
     assert "packaged app" in done.stdout

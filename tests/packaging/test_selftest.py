@@ -37,7 +37,7 @@ def test_self_test_passes_every_stage_without_importing_qt_itself(tmp_path):
     assert stage_lines(done.stdout) == {"domain": "ok", "model": "ok", "planner": "ok", "gui": "ok"}, done.stdout
     assert "all 4 stages passed" in done.stdout
     assert "K* judged the model's answer" in done.stdout
-    assert "main window drawn offscreen" in done.stdout and "9 domains listed" in done.stdout
+    assert "main window drawn offscreen" in done.stdout and "9 domains listed, with its icon" in done.stdout
     assert "QT-IMPORTED: False" in done.stdout   # the GUI stage ran in a child process
 
 

@@ -79,5 +79,6 @@ def test_installed_self_test_passes_from_outside_the_repository(installed):
     assert done.returncode == 0, report + done.stderr[-3000:]
     for stage in ("domain", "model", "planner", "gui"):
         assert any(line.split()[:2] == ["ok", stage] for line in report.splitlines()), report
+    assert "with its icon" in done.stdout   # the SVG window icon was found and read
     assert str(env_dir) in report           # it names the interpreter it runs in
     assert (home / "cache" / "domain-drafter" / "models").is_dir()   # the default model, assembled for this user

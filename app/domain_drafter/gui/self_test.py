@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from domain_drafter.gui.app import configure_application
+from domain_drafter.gui.app import configure_application, set_application_icon
 
 STARTUP_TIMEOUT_MS = 60_000
 MIN_COLOURS = 8   # a window with panels, text and a toolbar has far more; a blank one has one or two
@@ -30,6 +30,7 @@ def draw_main_window() -> dict:
     """Build the main window, let it load, draw it; what it saw, with ok=False and an error if it failed."""
     configure_application()
     app = QApplication.instance() or QApplication([sys.argv[0]])
+    set_application_icon()
     from domain_drafter.gui.main_window import MainWindow  # noqa: PLC0415 - after the app exists
 
     window = MainWindow()
@@ -50,7 +51,7 @@ def draw_main_window() -> dict:
     image = window.grab().toImage()
     report = {"ok": False, "startup": outcome.get("startup", "timeout"), "width": image.width(),
               "height": image.height(), "colours": 0 if image.isNull() else distinct_colours(image),
-              "domains": window.domain_panel.domain_list.count()}
+              "domains": window.domain_panel.domain_list.count(), "icon": not window.windowIcon().isNull()}
     window.close()
     if "error" in outcome:
         report["error"] = outcome["error"].splitlines()[0]
@@ -60,6 +61,8 @@ def draw_main_window() -> dict:
         report["error"] = f"the main window drew as a blank image ({report['colours']} colours)"
     elif report["domains"] == 0:
         report["error"] = "the main window lists no domains"
+    elif not report["icon"]:
+        report["error"] = "the window has no icon (resources/icons is missing or Qt cannot read SVG)"
     else:
         report["ok"] = True
     return report
