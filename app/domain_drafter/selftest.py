@@ -33,7 +33,7 @@ def _reinstall(package: str) -> str:
     """How to repair one dependency: pip for an installed app, a fresh copy for the packaged one."""
     return "unpack the packaged app again" if FROZEN else f"`pip install --force-reinstall {package}`"
 QT_LIBS = ("install the Linux libraries Qt needs: `sudo sh packaging/linux-system-packages.sh` from a checkout, "
-           "or the list in the README's 'Linux system packages' section")
+           "or the list in the README's 'System packages (Linux desktops)' section")
 
 
 @dataclass(frozen=True)

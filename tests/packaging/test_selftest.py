@@ -75,3 +75,15 @@ def test_report_prints_what_to_do_under_each_failed_stage_only():
     assert "  ok    domain" in text and "  FAIL  gui" in text
     assert text.count("what to do:") == 1 and "what to do: install the Linux libraries Qt needs" in text
     assert "1 of 2 stages failed (gui)" in text
+
+
+def test_gui_failures_map_to_what_to_do():
+    """Qt's own messages for the two usual breakages (captured from real runs) get a specific fix."""
+    from domain_drafter.selftest import QT_LIBS, _gui_fix
+
+    missing_lib = "ImportError: libEGL.so.1: cannot open shared object file: No such file or directory"
+    no_plugin = 'qt.qpa.plugin: Could not load the Qt platform plugin "xcb" in "" even though it was found.'
+    assert _gui_fix(missing_lib) == QT_LIBS
+    assert _gui_fix(no_plugin) == QT_LIBS
+    assert "PySide6-Essentials" in _gui_fix("ModuleNotFoundError: No module named 'PySide6'")
+    assert "domain-drafter-gui" in _gui_fix("Segmentation fault")
