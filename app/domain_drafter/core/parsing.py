@@ -7,6 +7,7 @@ whatever its type, leaves this module as a `PddlSyntaxError` with file:line:col.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -48,27 +49,30 @@ _PARSER_OPTIONS = dict(parser="lalr", start=list(START_SYMBOLS), propagate_posit
 def _parser() -> Lark:
     """The LALR parser, built once per machine: building its tables costs ~0.5 s, loading them ~20 ms.
 
-    Lark pickles the tables to the file named by `cache=` and checks a hash of grammar, options
-    and versions when it loads them. The file is written under a temporary name and renamed,
-    so processes starting together never read half a file; if the cache folder cannot be
-    written we simply build the parser.
+    The tables are saved with `Lark.save` to a file named by a hash of the grammar files, the
+    options and the lark and Python versions, written under a temporary name and renamed, so
+    processes starting together never read half a file. A file that does not load is rebuilt;
+    a cache folder that cannot be written only costs the build.
     """
     grammar = GRAMMAR_FILE.read_text(encoding="utf-8")
-    digest = hashlib.sha256("\0".join((grammar, repr(sorted(_PARSER_OPTIONS.items())), lark.__version__,
-                                       sys.version)).encode("utf-8")).hexdigest()[:16]
-    final = cache_dir() / "parser" / f"pddl-{digest}.lark"
-    if final.is_file():
-        return Lark(grammar, import_paths=[PARSERS_DIRECTORY], cache=str(final), **_PARSER_OPTIONS)
+    sources = [grammar] + [p.read_text(encoding="utf-8") for p in sorted(PARSERS_DIRECTORY.glob("*.lark"))]
+    key = "\0".join((*sources, repr(sorted(_PARSER_OPTIONS.items())), lark.__version__, sys.version))
+    final = cache_dir() / "parser" / f"pddl-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.lark"
+    try:
+        with final.open("rb") as f:
+            return Lark.load(f)
+    except Exception:  # noqa: BLE001 - absent, damaged or unreadable: build the tables again
+        pass
+    parser = Lark(grammar, import_paths=[PARSERS_DIRECTORY], **_PARSER_OPTIONS)
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return Lark(grammar, import_paths=[PARSERS_DIRECTORY], **_PARSER_OPTIONS)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    parser = Lark(grammar, import_paths=[PARSERS_DIRECTORY], cache=str(tmp), **_PARSER_OPTIONS)
-    try:
+        with tmp.open("wb") as f:
+            parser.save(f)
         os.replace(tmp, final)
-    except OSError:
-        pass  # not written (read-only folder): the next process builds it again
+    except OSError:  # a read-only or odd cache folder: the next process builds the tables again
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
     return parser
 
 
