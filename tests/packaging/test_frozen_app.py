@@ -54,6 +54,8 @@ def test_folder_holds_binaries_and_desktop_files(app_dir):
     assert os.access(internal / "kstar_planner" / "builds" / "release" / "bin" / "downward", os.X_OK)
     assert list((internal / "llama_cpp" / "lib").glob("libllama*.so*"))
     assert (internal / "domain_drafter" / "domains" / "blocksworld" / "domain.pddl").is_file()
+    assert (internal / "domain_drafter" / "resources" / "prompts" / "paper.toml").is_file()
+    assert not (internal / "domain_drafter" / "resources" / "screenshots").exists()   # as in the wheel
 
 
 def test_frozen_binary_passes_its_self_test_from_outside_the_repository(app_dir, tmp_path):
