@@ -128,3 +128,18 @@ def test_a_loaded_bundle_is_reused_from_the_disk_cache_until_a_file_changes(user
     entries[0].write_bytes(b"not a pickle")
     entries[1].write_bytes(b"not a pickle")
     assert load_bundle(user_folder) == changed  # damaged entries are misses, rebuilt
+
+
+def test_a_type_cycle_is_refused_naming_the_cycle(tmp_path):
+    from domain_drafter.core.bundle import load_bundle
+    from domain_drafter.core.errors import DomainError
+
+    (tmp_path / "domain.pddl").write_text(
+        "(define (domain loop) (:requirements :strips :typing)\n"
+        "  (:types crate - box box - crate thing)\n"
+        "  (:predicates (at ?x - thing))\n"
+        "  (:action touch :parameters (?x - thing) :precondition (at ?x) :effect (not (at ?x))))\n")
+    with pytest.raises(DomainError) as caught:
+        load_bundle(tmp_path)
+    assert "the types form a cycle: crate - box" in caught.value.message
+    assert str(tmp_path / "domain.pddl") in caught.value.message

@@ -43,9 +43,10 @@ def type_phrase(type_expr: str) -> str:
 class TypeHierarchy:
     """Declared types and their parents; `object` is the implicit root. Each type has one parent.
 
-    Immutable after construction; hashable by its edges so domains stay value-like. The
-    hierarchy of a STRIPS domain is a small forest, so it is a plain parent map (a graph
-    library would cost more to import than every query it answers).
+    Immutable after construction; hashable by its edges so domains stay value-like. Queries
+    (subtypes, supertypes) walk a plain parent map; the one graph question, whether a user's
+    declaration has a cycle, goes to networkx, imported only when a domain file is read (a
+    bundle-cache hit never imports it).
     """
 
     def __init__(self, parents: Mapping[str, str | None] | Iterable[tuple[str, str | None]] = ()):
@@ -101,20 +102,16 @@ class TypeHierarchy:
 
     @cached_property
     def cycles(self) -> list[list[str]]:
-        """Cycles in the declaration (an error in the domain file), each listed once."""
-        found: list[list[str]] = []
-        seen_in_cycle: set[str] = set()
-        for start in self._order:
-            path = [start]
-            node = self._parent.get(start, OBJECT)
-            while node != OBJECT and node not in path and node in self._parent:
-                path.append(node)
-                node = self._parent[node]
-            if node in path and node not in seen_in_cycle:
-                cycle = path[path.index(node):]
-                seen_in_cycle.update(cycle)
-                found.append(cycle)
-        return found
+        """Cycles in the declaration (an error in the domain file), each listed once, from its first-declared type."""
+        import networkx as nx
+
+        graph = nx.DiGraph((child, parent) for child, parent in self._parent.items() if parent != OBJECT)
+        rank = {t: i for i, t in enumerate(self._order)}
+        found = []
+        for cycle in nx.simple_cycles(graph):
+            first = min(range(len(cycle)), key=lambda i: rank.get(cycle[i], len(rank)))
+            found.append(cycle[first:] + cycle[:first])
+        return sorted(found, key=lambda c: rank.get(c[0], len(rank)))
 
     def to_pddl(self) -> str:
         groups: dict[str, list[str]] = {}
