@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from domain_drafter.core.bundle import load_bundled
-from domain_drafter.planning.kstar import KStarPlanner, _kstar_paths
+from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
-from tests.perf.conftest import median, report
+from tests.perf.conftest import bare_kstar_seconds, median, report
 
 SCRIPT = Path(sys.executable).parent / "domain-drafter"
 RUNS = 9
@@ -64,19 +63,6 @@ def test_check_end_to_end_vs_the_pddl_librarys_own_parse(tmp_path):
     assert ratio < 1.0, "check parses the domain and the answer and still beats parse_domain alone"
 
 
-def bare_kstar(planner: KStarPlanner, domain_text: str, problems) -> float:
-    """The K* driver command line on D', one problem after the other, as a person would run it."""
-    build = _kstar_paths()[0]
-    start = time.perf_counter()
-    for problem in problems:
-        with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            (work / "domain.pddl").write_text(domain_text)
-            (work / "problem.pddl").write_text(problem.text)
-            subprocess.run(planner.command(work, build), cwd=work, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
-
 
 def test_cli_evaluate_of_an_equivalent_answer_vs_bare_kstar_on_d_prime(tmp_path):
     cache = tmp_path / "cache"
@@ -97,7 +83,7 @@ def test_cli_evaluate_of_an_equivalent_answer_vs_bare_kstar_on_d_prime(tmp_path)
             schema = bundle.domain.action(action)
             answer = schema.to_pddl().replace("?", "?v_")  # D' is never in any cache
             generated = bundle.domain.with_action(schema)
-            bare = bare_kstar(planner, generated.to_pddl(), bundle.problems)
+            bare = bare_kstar_seconds(planner, generated.to_pddl(), bundle.problems)
             start = time.perf_counter()
             done = subprocess.run([str(SCRIPT), "evaluate", bundle.name, action, "--no-cache"], input=answer,
                                   text=True, capture_output=True, env=env)

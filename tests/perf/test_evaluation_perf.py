@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
 import time
-from pathlib import Path
 
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner, _kstar_paths
+from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
-from tests.perf.conftest import median, report
+from tests.perf.conftest import bare_kstar_seconds, median, report
 
-
-def bare_kstar_seconds(planner: KStarPlanner, domain_text: str, problems) -> float:
-    """The driver run directly, one problem after the other: the time no evaluation can avoid."""
-    build = _kstar_paths()[0]
-    start = time.perf_counter()
-    for problem in problems:
-        with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            (work / "domain.pddl").write_text(domain_text)
-            (work / "problem.pddl").write_text(problem.text)
-            subprocess.run(planner.command(work, build), cwd=work, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
 
 
 def test_evaluation_costs_at_most_1_3x_bare_kstar_and_a_repeat_costs_under_5_ms(tmp_path):
