@@ -48,13 +48,19 @@ def cancel_on_sigint() -> Iterator[TaskState]:
         if not task.cancelled:
             print("domain-drafter: stopping...", file=sys.stderr, flush=True)
         task.cancel()
+        # Further Ctrl-Cs are ignored by the OS from now on: a Python handler would be reset to the
+        # default one while the interpreter shuts down, and a late Ctrl-C would then kill the process
+        # by SIGINT instead of letting it exit 130.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         yield task
         task.check_cancelled()  # Ctrl-C during the last, uncancellable step still means "stopped"
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # Once stopping, the command only exits, still ignoring Ctrl-C (see on_sigint).
+        if not task.cancelled:
+            signal.signal(signal.SIGINT, previous)
 
 
 def cmd_domains(args: argparse.Namespace) -> int:

@@ -61,3 +61,37 @@ def window(qtbot, private_homes):
                     timeout=STARTUP_TIMEOUT_MS)
     yield win
     win.close()
+
+
+@pytest.fixture(autouse=True)
+def modal_dialog_guard(request):
+    """Offscreen nobody answers a modal dialog: one left open (by a test that failed before it could
+    answer it, or by a close at teardown that asks about unsaved work) would hang the whole run.
+    A modal dialog that stays up for 5 s is rejected (Cancel), and the test is failed for it."""
+    if "qtbot" not in request.fixturenames and "window" not in request.fixturenames:
+        yield []
+        return
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    seen = {"widget": None, "ticks": 0}
+    rejected: list[str] = []
+
+    def tick() -> None:
+        box = QApplication.activeModalWidget()
+        if box is None or box is not seen["widget"]:
+            seen.update(widget=box, ticks=0)
+            return
+        seen["ticks"] += 1
+        if seen["ticks"] >= 5:
+            rejected.append(f"{type(box).__name__} '{box.windowTitle()}'")
+            seen.update(widget=None, ticks=0)
+            box.reject()
+
+    timer = QTimer()
+    timer.setInterval(1000)
+    timer.timeout.connect(tick)
+    timer.start()
+    yield rejected
+    timer.stop()
+    assert not rejected, f"a modal dialog stayed open unanswered and was rejected: {rejected}"
