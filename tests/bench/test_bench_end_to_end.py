@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from bench_helpers import llama_server, write_spec
-from needs import require
+from bench_helpers import write_spec
+from llama_server import serve_llama
 
 from domain_drafter.bench.table import LAYOUT
 from domain_drafter.cli import main
@@ -93,8 +93,7 @@ def test_corrective_retries_keep_every_round_and_judge_the_last_answer(tmp_path,
 
 def test_a_model_behind_an_openai_compatible_endpoint_is_benchmarked_the_same_way(tmp_path, tiny_model,
                                                                                   private_cache):
-    require("uvicorn", "pip install 'llama-cpp-python[server]'")
-    with llama_server(tiny_model, tmp_path / "server.log") as url:
+    with serve_llama(tiny_model, tmp_path / "server.log") as url:
         spec = tmp_path / "served.toml"
         spec.write_text(f"""
 name = "served"

@@ -6,17 +6,12 @@ the command that installs it.
 
 from __future__ import annotations
 
-import json
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from llama_server import serve_llama
 from needs import require
 
 
@@ -40,45 +35,8 @@ def default_cache(tmp_path_factory: pytest.TempPathFactory):
                 p.unlink()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def llama_server(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory):
     """`python -m llama_cpp.server` serving the tiny model; yields its base URL."""
-    for module in ("fastapi", "uvicorn", "sse_starlette", "pydantic_settings", "starlette_context"):
-        require(module, "pip install fastapi uvicorn sse-starlette pydantic-settings starlette-context "
-                "(the extras of llama-cpp-python[server])")
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("server") / "server.log"
-    log = log_path.open("wb")
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(tiny_model),
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/v1/models", timeout=1) as r:
-                    json.load(r)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server did not answer within 30 s:\n{log_path.read_text()[-3000:]}")
-                time.sleep(0.05)
+    with serve_llama(tiny_model, tmp_path_factory.mktemp("server") / "server.log", timeout_s=30) as url:
         yield url
-    finally:
-        # uvicorn waits for requests in flight before it exits; don't wait for it forever.
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
-        log.close()
