@@ -18,17 +18,26 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import EquivalenceReport, check_equivalence
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache, versioned_key
+from domain_drafter.planning.proof_types import EquivalenceMode, ProofReport
 from domain_drafter.planning.verdict_cache import SCHEMA as VERDICT_SCHEMA
 from domain_drafter.planning.verdict_cache import VerdictCache
 
-__all__ = ["EvaluationOptions", "EvaluationResult", "Evaluator", "VerdictCache", "canonical_action", "evaluate"]
+__all__ = ["EquivalenceMode", "EvaluationOptions", "EvaluationResult", "Evaluator", "VerdictCache",
+           "canonical_action", "evaluate"]
 
 
 @dataclass(frozen=True)
 class EvaluationOptions:
+    """How answers are judged. `equivalence` PROVEN (default) decides by the state-space proof (METHOD 6a),
+    PAPER by the paper's plan heuristic (METHOD 6); `paper_too` computes the heuristic beside the proof."""
+
     k: int = 100
     time_limit_s: float = 30.0
     use_verdict_cache: bool = True
+    equivalence: EquivalenceMode = EquivalenceMode.PROVEN
+    state_budget: int = 200_000        # reachable states explored per problem before the planner route
+    proof_time_limit_s: float = 20.0   # seconds for exploration plus the witness planner, per answer
+    paper_too: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,11 +51,13 @@ class EvaluationResult:
     message: str
     check: CheckReport
     are: AreReport | None = None
-    equivalence: EquivalenceReport | None = None
+    equivalence: EquivalenceReport | None = None   # the paper's heuristic, whenever it was computed
     error: str | None = None
     cached: bool = False
     timings: dict = field(default_factory=dict, compare=False)
     reference: ActionSchema | None = field(default=None, compare=False)
+    proof: ProofReport | None = None                # the proven verdict (PROVEN mode)
+    equivalence_mode: EquivalenceMode = EquivalenceMode.PROVEN
 
     @property
     def reference_pddl(self) -> str | None:
@@ -77,6 +88,8 @@ class EvaluationResult:
             "reference_pddl": self.reference_pddl,
             "are": self.are.to_dict() if self.are else None,
             "equivalence": self.equivalence.to_dict() if self.equivalence else None,
+            "proof": self.proof.to_dict() if self.proof else None,
+            "equivalence_mode": self.equivalence_mode.value,
             "timings": dict(self.timings),
             "answer": self.answer,
         }

@@ -1,0 +1,143 @@
+"""Proven verdicts as data (METHOD 6a): how a verdict was established, and the distinguishing state.
+
+`ProofReport` is what the state-space proof (`planning/proof.py`) returns; the consumers
+(benchmark, reports, GUI, CLI) read only these types. Every `ProofCounterexample` carries
+the validation of its plan in both domains: valid in exactly one of them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from domain_drafter.core.classes import Subclass
+from domain_drafter.planning.validator import PlanValidation, plan_validation_from_dict
+
+
+class EquivalenceMode(str, enum.Enum):
+    """Which equivalence the Evaluator decides: the proof on the problems, or the paper's plan heuristic."""
+
+    PROVEN = "proven"
+    PAPER = "paper"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ProofMethod(str, enum.Enum):
+    """How the verdict was established."""
+
+    SHORTCUT = "shortcut"        # equal up to renaming/order/duplicates, or a no-op difference
+    EXPLORATION = "exploration"  # all reachable states enumerated and compared
+    PLANNER = "planner"          # witness planning task: plan found / unsolvability proven
+    HEURISTIC = "heuristic"      # proof not finished (budget/time-out): the paper's plans only
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class DistinguishingState:
+    """A reachable state s of a problem where the two actions part on one grounding."""
+
+    problem: str
+    prefix: tuple[str, ...]      # plan steps "(a x y)" from the problem's init to s
+    step: str                    # the ground action "(a x)" where the domains part
+    atoms: tuple[str, ...]       # the atoms of s that matter (failing precondition / differing effect)
+    reference: str               # what the reference domain does there, in words
+    generated: str               # what the generated domain does there, in words
+    kind: str = "applicability"  # "applicability" or "effect"
+
+    def to_dict(self) -> dict:
+        return {"problem": self.problem, "prefix": list(self.prefix), "step": self.step, "atoms": list(self.atoms),
+                "reference": self.reference, "generated": self.generated, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class ProofCounterexample:
+    """A problem (P's objects and init, a constructed goal) and a plan valid in exactly one domain."""
+
+    state: DistinguishingState
+    plan: tuple[str, ...]        # prefix + step
+    goal: tuple[str, ...]        # the constructed goal literals
+    problem_pddl: str            # a complete PDDL problem (P's objects + init, that goal)
+    valid_in: str                # "reference" or "generated"
+    reference_validation: PlanValidation
+    generated_validation: PlanValidation
+
+    @property
+    def message(self) -> str:
+        other = "generated" if self.valid_in == "reference" else "reference"
+        failing = self.generated_validation if other == "generated" else self.reference_validation
+        where = f" after {' '.join(self.state.prefix)}" if self.state.prefix else " in the initial state"
+        return (f"on problem {self.state.problem},{where}, {self.state.step} parts the domains: "
+                f"the plan is valid in the {self.valid_in} domain only ({failing.message})")
+
+    def to_dict(self) -> dict:
+        return {"state": self.state.to_dict(), "plan": list(self.plan), "goal": list(self.goal),
+                "problem_pddl": self.problem_pddl, "valid_in": self.valid_in,
+                "reference_validation": self.reference_validation.to_dict(),
+                "generated_validation": self.generated_validation.to_dict(), "message": self.message}
+
+
+@dataclass(frozen=True)
+class ProofReport:
+    """The proven verdict. `subclass` is None only on an error (then `reason` says what went wrong)."""
+
+    subclass: Subclass | None    # EQUIVALENT, NO_PLAN, NP_APP, OP_APP (None on error)
+    method: ProofMethod
+    proven: bool                 # False only for HEURISTIC (and errors)
+    states: int                  # reachable states compared (all problems)
+    problems: int
+    counterexample: ProofCounterexample | None = None
+    reason: str = ""             # e.g. why unproven: "state budget 200000 reached after ..."
+    timings: dict = field(default_factory=dict, compare=False)
+    error: str | None = None
+    noplan_problem: str | None = None   # for NoPlan: the problem whose goal D' cannot reach
+
+    @property
+    def message(self) -> str:
+        if self.error:
+            return self.error
+        plural = "" if self.problems == 1 else "s"
+        if self.subclass is Subclass.EQUIVALENT:
+            if self.method is ProofMethod.SHORTCUT:
+                return f"Equivalent, proven: {self.reason}"
+            if self.method is ProofMethod.EXPLORATION:
+                return f"Equivalent, proven: {self.states} reachable states of {self.problems} problem{plural} compared"
+            if self.method is ProofMethod.PLANNER:
+                return f"Equivalent, proven: {self.reason}"
+            return f"Equivalent (heuristic, not proven): {self.reason}"
+        if self.subclass is Subclass.NO_PLAN:
+            detail = f": {self.reason}" if self.reason else ""
+            return f"NoPlan, proven: on problem {self.noplan_problem}, the generated domain has no plan{detail}"
+        if self.counterexample is not None:
+            return f"{self.subclass.value if self.subclass else 'Different'}, proven: {self.counterexample.message}"
+        return self.reason
+
+    def to_dict(self) -> dict:
+        return {"subclass": self.subclass.value if self.subclass else None, "method": self.method.value,
+                "proven": self.proven, "states": self.states, "problems": self.problems,
+                "counterexample": self.counterexample.to_dict() if self.counterexample else None,
+                "reason": self.reason, "timings": dict(self.timings), "error": self.error,
+                "noplan_problem": self.noplan_problem, "message": self.message}
+
+
+def proof_from_dict(data: dict) -> ProofReport:
+    """Rebuild a report from `to_dict()` output; KeyError/TypeError/ValueError on data of another shape."""
+    cx = data.get("counterexample")
+    counterexample = None
+    if cx:
+        s = cx["state"]
+        state = DistinguishingState(str(s["problem"]), tuple(s["prefix"]), str(s["step"]), tuple(s["atoms"]),
+                                    str(s["reference"]), str(s["generated"]), str(s.get("kind", "applicability")))
+        counterexample = ProofCounterexample(state, tuple(cx["plan"]), tuple(cx["goal"]), str(cx["problem_pddl"]),
+                                             str(cx["valid_in"]),
+                                             plan_validation_from_dict(cx["reference_validation"]),
+                                             plan_validation_from_dict(cx["generated_validation"]))
+    if not isinstance(data["proven"], bool) or not isinstance(data["states"], int):
+        raise TypeError("a stored proof has fields of another type than this version writes")
+    return ProofReport(Subclass.from_name(data["subclass"]) if data.get("subclass") else None,
+                       ProofMethod(data["method"]), data["proven"], data["states"], int(data["problems"]),
+                       counterexample, str(data.get("reason", "")), dict(data.get("timings", {})),
+                       data.get("error"), data.get("noplan_problem"))
