@@ -60,16 +60,13 @@ class RunSummary:
 
 def open_backend(model: ModelSpec, spec: ExperimentSpec):
     """The model's backend: llama.cpp in this process, or an OpenAI-compatible server."""
+    from domain_drafter.llm.factory import open_backend as open_any
+
     if model.endpoint:
-        from domain_drafter.llm.http import OpenAICompletionsBackend
-
         key = os.environ.get(model.api_key_env) if model.api_key_env else None
-        return OpenAICompletionsBackend(model.endpoint, api_key=key)
-    from domain_drafter.llm.llama import LlamaCppBackend
-    from domain_drafter.llm.models import resolve_model
-
-    return LlamaCppBackend(resolve_model(str(model.model)), n_ctx=spec.n_ctx, n_threads=spec.threads,
-                           reuse_prompt_cache=spec.reuse_prompt_cache)
+        return open_any(model.endpoint, api_key=key, prompt_format=model.prompt_format)
+    return open_any(str(model.model), n_ctx=spec.n_ctx, n_threads=spec.threads,
+                    reuse_prompt_cache=spec.reuse_prompt_cache, prompt_format=model.prompt_format)
 
 
 def prepare_store(spec: ExperimentSpec, out: str | Path, resume: bool) -> tuple[ResultsStore, int]:

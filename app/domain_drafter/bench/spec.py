@@ -16,13 +16,14 @@ from typing import Any
 
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.errors import DomainError, DrafterError, UsageError
+from domain_drafter.llm.backend import PROMPT_FORMATS
 
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-_MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env"}
+_MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env", "prompt_format"}
 _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", "first_seed", "examples", "k",
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
              "reuse_prompt_cache", "models"}
@@ -37,6 +38,7 @@ class ModelSpec:
     endpoint: str | None = None
     size_b: float | None = None        # parameters in billions, for the "class shares vs size" figure
     api_key_env: str | None = None     # environment variable holding the endpoint's key (never the key)
+    prompt_format: str = "completion"  # "completion" (the paper's) or "chat" (the model's chat template)
 
     @property
     def source(self) -> str:
@@ -68,7 +70,10 @@ class ExperimentSpec:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        data["models"] = [{k: v for k, v in asdict(m).items() if v is not None} for m in self.models]
+        # prompt_format "completion" is left out so that specs written before it existed keep their fingerprint
+        data["models"] = [{k: v for k, v in asdict(m).items()
+                           if v is not None and not (k == "prompt_format" and v == "completion")}
+                          for m in self.models]
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in data.items() if v is not None}
 
     @property
@@ -173,8 +178,11 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> Exp
         if bool(raw.get("model")) == bool(raw.get("endpoint")):
             fail(f"models entry {i} needs exactly one of 'model' (registry name or GGUF path) or 'endpoint' (URL)")
         name = str(raw.get("name") or Path(str(raw.get("model") or raw.get("endpoint"))).stem)
+        prompt_format = raw.get("prompt_format", "completion")
+        if prompt_format not in PROMPT_FORMATS:
+            fail(f"models entry {i}: prompt_format must be one of {', '.join(PROMPT_FORMATS)}, not {prompt_format!r}")
         models.append(ModelSpec(name, raw.get("model"), raw.get("endpoint"), raw.get("size_b"),
-                                raw.get("api_key_env")))
+                                raw.get("api_key_env"), prompt_format))
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         fail("two models share a name: " + ", ".join(sorted({n for n in names if names.count(n) > 1})))

@@ -16,6 +16,11 @@ PAPER_STOP: tuple[str, ...] = ("Input:", "Allowed Predicates:")
 
 StopReason = Literal["stop", "length", "cancelled", "eos"]
 
+# How the prompt reaches the model: "completion" is the paper's plain text continued as is; "chat"
+# sends it as one user message in the model's own chat template (from its GGUF metadata).
+PromptFormat = Literal["completion", "chat"]
+PROMPT_FORMATS: tuple[str, ...] = ("completion", "chat")
+
 
 @dataclass(frozen=True)
 class DecodingOptions:

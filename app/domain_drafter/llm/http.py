@@ -21,6 +21,7 @@ from domain_drafter.llm.backend import (
     DecodingOptions,
     Generation,
     GenerationStats,
+    PromptFormat,
     StopReason,
     StopScanner,
     make_stats,
@@ -61,6 +62,7 @@ class OpenAICompletionsBackend:
         *,
         stream: bool = True,
         extra_body: Mapping[str, Any] | None = None,
+        prompt_format: PromptFormat = "completion",
     ):
         parsed = urllib.parse.urlsplit(base_url.rstrip("/"))
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
@@ -83,6 +85,7 @@ class OpenAICompletionsBackend:
         self.timeout_s = timeout_s
         self.stream = stream
         self.extra_body = dict(DEFAULT_EXTRA_BODY if extra_body is None else extra_body)
+        self.prompt_format: PromptFormat = prompt_format
         self._tokenize_route: str | None = None  # which token-count route this server has
         self._closed = False
 

@@ -38,6 +38,7 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import (
     DecodingOptions,
     Generation,
+    PromptFormat,
     StopReason,
     StopScanner,
     make_stats,
@@ -129,6 +130,7 @@ class LlamaCppBackend:
         n_gpu_layers: int = 0,
         reuse_prompt_cache: bool = True,
         extra_buffers: bool | None = None,
+        prompt_format: PromptFormat = "completion",
     ):
         self.model_path = Path(model_path).expanduser()
         # Cheap header checks first: some bad files make llama.cpp abort the whole process.
@@ -137,6 +139,7 @@ class LlamaCppBackend:
         self._lc = llama_cpp
         self._verbose = verbose
         self._reuse = reuse_prompt_cache
+        self.prompt_format: PromptFormat = prompt_format
         self._lock = threading.Lock()
         threads = n_threads or default_threads()
         if extra_buffers is None:
