@@ -26,7 +26,7 @@ except ModuleNotFoundError:  # Python 3.10
 _MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env", "prompt_format"}
 _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", "first_seed", "examples", "k",
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
-             "reuse_prompt_cache", "models"}
+             "reuse_prompt_cache", "models", "equivalence"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ class ExperimentSpec:
     grammar: tuple[bool, ...] = (False,)
     retries: int = 0
     feedback: str = "checks"
+    equivalence: str = "proven"        # the verdict in `class`: "proven" (METHOD 6a) or "paper" (METHOD 6)
     workers: int = 1
     max_tokens: int = 300
     n_ctx: int = 4096
@@ -205,7 +206,8 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> Exp
     )
     for key, kind in (("prompts_per_action", int), ("first_seed", int), ("examples", int), ("k", int),
                       ("time_limit_s", float), ("retries", int), ("workers", int), ("max_tokens", int),
-                      ("n_ctx", int), ("threads", int), ("reuse_prompt_cache", bool), ("feedback", str)):
+                      ("n_ctx", int), ("threads", int), ("reuse_prompt_cache", bool), ("feedback", str),
+                      ("equivalence", str)):
         if key in data:
             value = data[key]
             if kind is float and isinstance(value, int):
@@ -217,4 +219,6 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> Exp
         fail("prompts_per_action and workers must be at least 1")
     if fields.get("feedback", "checks") not in ("checks", "plans"):
         fail("feedback must be 'checks' or 'plans'")
+    if fields.get("equivalence", "proven") not in ("proven", "paper"):
+        fail("equivalence must be 'proven' (the proof, METHOD 6a) or 'paper' (the plan heuristic, METHOD 6)")
     return ExperimentSpec(**fields)
