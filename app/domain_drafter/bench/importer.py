@@ -96,8 +96,12 @@ class _Keyed:
 
 def import_answers(source: str | Path, out: str | Path, *, k: int = 100, time_limit_s: float = 30.0,
                    executor: str | None = None, workers: int = 1, task: TaskState | None = None,
-                   on_progress: Callable[[Progress], None] | None = None) -> ImportSummary:
-    """Judge every good line of `source` into the results file `out`; lines already imported are kept."""
+                   on_progress: Callable[[Progress], None] | None = None,
+                   equivalence: str = "proven") -> ImportSummary:
+    """Judge every good line of `source` into the results file `out`; lines already imported are kept.
+
+    `equivalence` ("proven" or "paper") picks the verdict stored as the class; the other is kept beside it.
+    """
     from domain_drafter.bench.executors import open_executor
 
     source = Path(source)
@@ -106,7 +110,8 @@ def import_answers(source: str | Path, out: str | Path, *, k: int = 100, time_li
     with ResultsStore(out) as store:
         if any(r.kind == "run" for r in store.runs()):
             raise UsageError(f"{out} holds a generated run; keep imports in their own file", hint="give a new --out")
-        spec = {"source": str(source), "k": k, "time_limit_s": time_limit_s, "lines": len(tasks) + len(problems)}
+        spec = {"source": str(source), "k": k, "time_limit_s": time_limit_s, "lines": len(tasks) + len(problems),
+                "equivalence": equivalence}
         run_id = store.start_run(source.stem, "import", spec, f"import:{source.name}")
         outputs = {t.key: t.extra.pop("output") for t in tasks}   # the answer has its own column
         store.add_tasks(run_id, tasks)
@@ -126,7 +131,7 @@ def import_answers(source: str | Path, out: str | Path, *, k: int = 100, time_li
                 on_progress(Progress(total, total, state["evaluated"], dict(counts), time.perf_counter() - t0))
 
         with open_executor(executor, workers) as pool:
-            queue = EvaluationQueue(store, pool, k, time_limit_s, on_stored)
+            queue = EvaluationQueue(store, pool, k, time_limit_s, on_stored, equivalence)
             for row in rows:
                 queue.submit(row["key"], row["domain"], row["action"], row["answer"])
             queue.drain(task)

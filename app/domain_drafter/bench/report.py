@@ -10,8 +10,8 @@ import base64
 import html
 from pathlib import Path
 
-from domain_drafter.bench.table import (PAPER_SYSTEMS, PAPER_TABLE, Results, Table, build_table, load_results,
-                                        to_csv, to_json, to_markdown)
+from domain_drafter.bench.table import (PAPER_SYSTEMS, PROVEN_DIFFERENT, Results, Table, build_table, load_results,
+                                        paper_values, to_csv, to_json, to_markdown)
 
 __all__ = ["write_report", "load_results"]
 
@@ -53,11 +53,13 @@ def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: 
             "<tr><td>answers</td>" + "".join(f"<td>{table.totals.get(s, 0)}</td>" for s in table.systems)
             + ("<td></td>" * len(PAPER_SYSTEMS) if with_paper else "") + "</tr>"]
     for label in table.labels:
-        cls = ' class="total"' if label in table.class_labels() else ""
+        cls = (' class="total"' if label in table.class_labels() else
+               ' class="proof first"' if table.proof_labels and label == table.proof_labels[0] else
+               ' class="proof"' if label in table.proof_labels else "")
         cells = "".join(f"<td>{table.percent(label, s):.2f} <small>({table.counts.get((label, s), 0)})</small></td>"
                         for s in table.systems)
         if with_paper:
-            paper = PAPER_TABLE.get(label)
+            paper = paper_values(label)
             cells += ("".join(f'<td class="paper">{v:.2f}</td>' for v in paper) if paper
                       else "<td></td>" * len(PAPER_SYSTEMS))
         rows.append(f"<tr{cls}><td>{html.escape(label)}</td>{cells}</tr>")
@@ -71,6 +73,10 @@ def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: 
         f'{base64.b64encode(p.read_bytes()).decode()}"><figcaption>{html.escape(p.stem)}</figcaption></figure>'
         for p in pngs)
     pending = f"<p><b>{results.pending} task(s) have no verdict yet.</b></p>" if results.pending else ""
+    proof_note = (f"<p>The rows under Equivalent compare the two verdicts of each answer: the paper's plan heuristic "
+                  "(METHOD 6) and the proof on the problems' reachable states (METHOD 6a). "
+                  f"<b>{html.escape(PROVEN_DIFFERENT)}</b> counts answers the paper's protocol accepts as Equivalent "
+                  "that a validated counterexample shows to be a different domain.</p>" if table.proof_labels else "")
     paper_note = ("<p>Paper columns: METHOD 8, Table 1 (StarCoder, LLaMA-2 7b/13b/70b and their chat "
                   "variants).</p>" if with_paper else "")
     return f"""<!DOCTYPE html>
@@ -79,12 +85,13 @@ def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: 
 body {{ font-family: sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: right; }}
 td:first-child, th:first-child {{ text-align: left; }} tr.total td {{ font-weight: bold; background: #f4f4f4; }}
-td.paper {{ color: #777; }} small {{ color: #777; }} figure {{ display: inline-block; margin: 1em; }}
+td.paper {{ color: #777; }} tr.proof td {{ font-style: italic; }}
+tr.proof.first td {{ border-top: 2px solid #888; }} small {{ color: #777; }} figure {{ display: inline-block; margin: 1em; }}
 img {{ max-width: 640px; }}
 </style></head><body>
 <h1>Benchmark results: {html.escape(source.name)}</h1>
 <p>Percent of judged answers per class and subclass (count in brackets), in the layout of the paper's Table 1.</p>
-{pending}<table>{''.join(rows)}</table>{paper_note}
+{pending}<table>{''.join(rows)}</table>{proof_note}{paper_note}
 <h2>Runs</h2><ul>{run_lines}</ul>
 <h2>Figures</h2>{images}
 </body></html>

@@ -91,9 +91,10 @@ def prepare_store(spec: ExperimentSpec, out: str | Path, resume: bool) -> tuple[
 class EvaluationQueue:
     """Hands answers to the executor, shares one verdict among identical answers, stores verdicts."""
 
-    def __init__(self, store: ResultsStore, executor: Executor, k: int, time_limit_s: float, on_stored: Callable):
+    def __init__(self, store: ResultsStore, executor: Executor, k: int, time_limit_s: float, on_stored: Callable,
+                 equivalence: str = "proven"):
         self.store, self.executor, self.on_stored = store, executor, on_stored
-        self.k, self.time_limit_s = k, time_limit_s
+        self.k, self.time_limit_s, self.equivalence = k, time_limit_s, equivalence
         self._last_harvest = 0.0
         self.inflight: dict[tuple, tuple[Future, list[str]]] = {}
         self.memo: dict[tuple, dict] = {}
@@ -109,7 +110,7 @@ class EvaluationQueue:
         if ident in self.inflight:
             self.inflight[ident][1].append(key)
             return
-        job = EvaluationJob(domain, action, answer, self.k, self.time_limit_s)
+        job = EvaluationJob(domain, action, answer, self.k, self.time_limit_s, self.equivalence)
         self.inflight[ident] = (self.executor.submit(evaluate_job, job), [key])
 
     def harvest(self, timeout: float | None = 0.0) -> None:
@@ -181,7 +182,7 @@ def run_experiment(spec: ExperimentSpec, out: str | Path, *, resume: bool = Fals
         cancelled = False
         report("starting")
         with open_executor(executor, workers or spec.workers) as pool:
-            evaluations = EvaluationQueue(store, pool, spec.k, spec.time_limit_s, on_stored)
+            evaluations = EvaluationQueue(store, pool, spec.k, spec.time_limit_s, on_stored, spec.equivalence)
             for row in store.tasks_with_status("generated"):
                 evaluations.submit(row["key"], row["domain"], row["action"], row["answer"] or "")
             try:
@@ -261,10 +262,11 @@ class _CorrectiveDrafts:
     """Tasks with retries: each verdict is needed before the next prompt, so they are judged here."""
 
     def __init__(self, spec, pool, template):
-        from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+        from domain_drafter.bench.worker import bench_options
+        from domain_drafter.planning.evaluate import Evaluator
 
         self.spec, self.pool, self.template = spec, pool, template
-        self.evaluator = Evaluator(EvaluationOptions(k=spec.k, time_limit_s=spec.time_limit_s))
+        self.evaluator = Evaluator(bench_options(spec.k, spec.time_limit_s, spec.equivalence))
 
     def run(self, row, bundle, cls, decoding, backend, store, evaluations, task) -> None:
         from domain_drafter.drafting.loop import DraftOptions, Feedback, draft_action

@@ -1,4 +1,4 @@
-"""How far a results file is: its runs, and its tasks per status and per system."""
+"""How far a results file is: its runs, its tasks per status and per system, and both verdicts' Equivalents."""
 
 from __future__ import annotations
 
@@ -26,4 +26,19 @@ def run_status(path: Path) -> dict:
             "total": store.count(),
             "by_status": store.status_counts(),
             "by_system": by_system,
+            "equivalents": _equivalents(store),
         }
+
+
+def _equivalents(store: ResultsStore) -> dict[str, dict[str, int]]:
+    """Per system, Equivalent by the paper's heuristic, proven, and heuristic ones proven different."""
+    out: dict[str, dict[str, int]] = {}
+    for system, paper, proven, different, unfinished in store.db.execute(
+            "SELECT system, SUM(paper_subclass = 'Equivalent'), "
+            "SUM(proof_subclass = 'Equivalent' AND proof_proven = 1), "
+            "SUM(paper_subclass = 'Equivalent' AND proof_subclass IN ('NoPlan', 'NPApp', 'OPApp')), "
+            "SUM(paper_subclass = 'Equivalent' AND proof_subclass IS NOT NULL AND proof_proven = 0) "
+            "FROM tasks WHERE status = 'evaluated' GROUP BY system ORDER BY MIN(ord)"):
+        out[system] = {"paper heuristic": paper or 0, "proven": proven or 0, "proven different": different or 0,
+                       "proof unfinished": unfinished or 0}
+    return out

@@ -5,6 +5,12 @@ Tables: `runs` (the spec, versions of Domain Drafter, K* and llama.cpp, the mach
 is committed first with status 'generated', then the verdict with status 'evaluated').
 Every write is one transaction, so a process killed at any moment leaves whole rows only,
 and `--resume` picks up where it stopped without generating a stored answer again.
+
+Each verdict is stored twice over: `class`/`subclass` are the verdict of the run's equivalence
+mode, and `paper_subclass` (METHOD 6, the plan heuristic) and `proof_*` (METHOD 6a) keep both
+verdicts side by side. The schema version is SQLite's `user_version`: a file of an older
+version gains the new columns when opened (its verdicts were the paper's, and are marked so);
+a file of a newer version is refused.
 """
 
 from __future__ import annotations
@@ -66,10 +72,24 @@ CREATE TABLE IF NOT EXISTS tasks (
 CREATE INDEX IF NOT EXISTS tasks_status ON tasks(status);
 """
 
+SCHEMA_VERSION = 2
+# Columns added in schema 2 (proven verdicts), with their types; ALTER TABLE adds them to older files.
+PROOF_COLUMNS = (
+    ("equivalence_mode", "TEXT"),       # 'proven' or 'paper': which verdict `class`/`subclass` hold
+    ("paper_subclass", "TEXT"),         # the paper's heuristic verdict (the check's subclass if it failed)
+    ("proof_subclass", "TEXT"),         # the proof's verdict (NULL where no proof ran)
+    ("proof_method", "TEXT"),           # shortcut, exploration, planner, heuristic
+    ("proof_proven", "INTEGER"),        # 1 proven, 0 the proof did not finish (heuristic fallback)
+    ("proof_states", "INTEGER"),        # reachable states compared
+    ("proof_counterexample", "TEXT"),   # JSON: the distinguishing state, plan and problem, or NULL
+)
+# Subclasses decided before any equivalence check: both verdicts are the check's.
+_CHECK_SUBCLASSES = {"NoPDDL", "PError", "UToken", "NError", "TError", "PAError", "BPError"}
+
 TASK_COLUMNS = ("key", "run_id", "ord", "system", "model", "grammar", "domain", "action", "description_class",
                 "seed", "status", "answer", "prompt", "generation", "class", "subclass", "reason", "message",
                 "error", "are_total", "are_pre", "are_add", "are_del", "counterexample", "timings", "result",
-                "extra", "generated_at", "evaluated_at")
+                "extra", "generated_at", "evaluated_at") + tuple(name for name, _ in PROOF_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -118,10 +138,30 @@ class ResultsStore:
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                self.db.close()
+                raise DomainError(f"this results file has schema version {version}, written by a newer Domain "
+                                  f"Drafter; this one reads up to version {SCHEMA_VERSION}", where=self.path,
+                                  hint="open it with the Domain Drafter that wrote it, or upgrade")
             self.db.executescript(SCHEMA)
+            if version < SCHEMA_VERSION:
+                self._upgrade()
         except sqlite3.DatabaseError as exc:
             raise DomainError(f"not a results file: {exc}", where=self.path,
                               hint="give a .sqlite file written by `domain-drafter bench`, or a new path") from None
+
+    def _upgrade(self) -> None:
+        """Add the schema-2 columns; rows judged before they existed hold the paper's verdict."""
+        with self._tx():
+            have = {r[1] for r in self.db.execute("PRAGMA table_info(tasks)")}
+            for name, kind in PROOF_COLUMNS:
+                if name not in have:
+                    self.db.execute(f"ALTER TABLE tasks ADD COLUMN {name} {kind}")
+            self.db.execute("UPDATE tasks SET equivalence_mode = 'paper', paper_subclass = subclass "
+                            "WHERE status = 'evaluated' AND equivalence_mode IS NULL "
+                            "AND json_extract(result, '$.equivalence_mode') IS NULL")
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def __enter__(self) -> "ResultsStore":
         return self
@@ -204,15 +244,35 @@ class ResultsStore:
         equivalence = result.get("equivalence") or {}
         findings = result.get("findings") or []
         reason = findings[0].get("reason") if findings else ("time-out" if equivalence.get("timed_out") else None)
+        verdicts = _verdicts(result)
         with self._tx():
             self.db.execute(
                 "UPDATE tasks SET status = 'evaluated', class = ?, subclass = ?, reason = ?, message = ?, error = ?, "
                 "are_total = ?, are_pre = ?, are_add = ?, are_del = ?, counterexample = ?, timings = ?, result = ?, "
-                "evaluated_at = ? WHERE key = ?",
+                "evaluated_at = ?, " + ", ".join(f"{name} = ?" for name, _ in PROOF_COLUMNS) + " WHERE key = ?",
                 (result.get("class"), result.get("subclass"), reason, result.get("message"), result.get("error"),
                  are.get("total"), _term(are, "pre"), _term(are, "add"), _term(are, "del"),
                  json.dumps(equivalence.get("counterexample")) if equivalence.get("counterexample") else None,
-                 json.dumps(result.get("timings") or {}), json.dumps(result), time.time(), key))
+                 json.dumps(result.get("timings") or {}), json.dumps(result), time.time(),
+                 *(verdicts[name] for name, _ in PROOF_COLUMNS), key))
+
+
+def _verdicts(result: dict) -> dict[str, Any]:
+    """The schema-2 columns of one result dict (`EvaluationResult.to_dict()` or a worker's error)."""
+    subclass = result.get("subclass")
+    proof = result.get("proof") or {}
+    equivalence = result.get("equivalence") or {}
+    mode = result.get("equivalence_mode")
+    if subclass is None or subclass in _CHECK_SUBCLASSES:
+        paper = proven = subclass           # no verdict, or the checks decided before any equivalence
+    else:
+        paper = equivalence.get("subclass") if equivalence else (subclass if mode == "paper" else None)
+        proven = proof.get("subclass") if proof else None
+    cx = proof.get("counterexample")
+    return {"equivalence_mode": mode, "paper_subclass": paper, "proof_subclass": proven,
+            "proof_method": proof.get("method"),
+            "proof_proven": int(bool(proof["proven"])) if "proven" in proof else None,
+            "proof_states": proof.get("states"), "proof_counterexample": json.dumps(cx) if cx else None}
 
 
 def _term(are: dict, name: str) -> int | None:

@@ -3,6 +3,11 @@
 A "system" is one column: a model with one decoding mode (or an imported model). Percentages
 are of the answers judged so far; the class rows and an "Evaluation error" row (planner
 failures, if any) add up to 100 in every column.
+
+Below the class rows, where the file holds proofs (METHOD 6a), the Equivalent answers are
+split by how far they hold: by the paper's heuristic, proven, proven different (a column the
+paper could not publish) and not decided by the proof (it ran out of budget). The last three
+add up to the first over the answers that have both verdicts.
 """
 
 from __future__ import annotations
@@ -27,6 +32,12 @@ LAYOUT: tuple[tuple[str, str, bool], ...] = (
     ("Equivalent", "Equivalent", True),
 )
 ERROR_LABEL = "Evaluation error"
+PAPER_EQUIVALENT = "Equivalent (paper heuristic)"
+PROVEN_EQUIVALENT = "Equivalent (proven)"
+PROVEN_DIFFERENT = "Heuristic Equivalent: proven different"
+UNPROVEN = "Heuristic Equivalent: proof unfinished"
+PROOF_LABELS = (PAPER_EQUIVALENT, PROVEN_EQUIVALENT, PROVEN_DIFFERENT, UNPROVEN)
+_DIFFERENT = ("NoPlan", "NPApp", "OPApp")
 
 # METHOD 8: the paper's Table 1 (percent of answers), columns in the paper's order.
 PAPER_SYSTEMS = ("SC", "7b", "7b-C", "13b", "13b-C", "70b", "70b-C")
@@ -62,6 +73,22 @@ class ResultRow:
     result_class: str | None
     subclass: str | None
     are_total: int | None
+    paper_subclass: str | None = None     # METHOD 6's verdict, where it was computed
+    proof_subclass: str | None = None     # METHOD 6a's verdict, where a proof ran
+    proven: bool | None = None            # the proof finished (None: no proof)
+
+    def proof_labels(self) -> list[str]:
+        """The rows of PROOF_LABELS this answer counts in."""
+        labels = []
+        if self.paper_subclass == "Equivalent":
+            labels.append(PAPER_EQUIVALENT)
+            if self.proof_subclass is not None and not self.proven:
+                labels.append(UNPROVEN)
+            elif self.proof_subclass in _DIFFERENT:
+                labels.append(PROVEN_DIFFERENT)
+        if self.proof_subclass == "Equivalent" and self.proven:
+            labels.append(PROVEN_EQUIVALENT)
+        return labels
 
 
 @dataclass(frozen=True)
@@ -78,7 +105,9 @@ def load_results(path: str | Path) -> Results:
         raise UsageError(f"no such results file: {path}")
     with ResultsStore(path) as store:
         rows = tuple(ResultRow(r["system"], r["model"], bool(r["grammar"]), r["domain"], r["action"],
-                               r["description_class"], r["seed"], r["class"], r["subclass"], r["are_total"])
+                               r["description_class"], r["seed"], r["class"], r["subclass"], r["are_total"],
+                               r["paper_subclass"], r["proof_subclass"],
+                               None if r["proof_proven"] is None else bool(r["proof_proven"]))
                      for r in store.rows("evaluated"))
         systems = tuple(r[0] for r in store.db.execute("SELECT system FROM tasks GROUP BY system ORDER BY MIN(ord)"))
         model_sizes: dict[str, float] = {}
@@ -109,6 +138,11 @@ class Table:
         """The rows that partition the answers (class totals, plus errors if any)."""
         return [label for label, _, total in LAYOUT if total] + ([ERROR_LABEL] if ERROR_LABEL in self.labels else [])
 
+    @property
+    def proof_labels(self) -> tuple[str, ...]:
+        """The rows below the classes that compare the two verdicts (empty without them)."""
+        return tuple(label for label in self.labels if label in PROOF_LABELS)
+
 
 def build_table(results: Results) -> Table:
     counts: dict[tuple[str, str], int] = {}
@@ -116,6 +150,8 @@ def build_table(results: Results) -> Table:
     has_error = False
     for row in results.rows:
         totals[row.system] = totals.get(row.system, 0) + 1
+        for label in row.proof_labels():
+            counts[(label, row.system)] = counts.get((label, row.system), 0) + 1
         if row.subclass is None:
             has_error = True
             counts[(ERROR_LABEL, row.system)] = counts.get((ERROR_LABEL, row.system), 0) + 1
@@ -124,7 +160,18 @@ def build_table(results: Results) -> Table:
             if value in (row.result_class, row.subclass):
                 counts[(label, row.system)] = counts.get((label, row.system), 0) + 1
     labels = tuple(label for label, _, _ in LAYOUT) + ((ERROR_LABEL,) if has_error else ())
+    has_paper = any(r.paper_subclass is not None for r in results.rows)
+    has_proof = any(r.proof_subclass is not None for r in results.rows)
+    if has_paper and has_proof:
+        labels += PROOF_LABELS
+    elif has_proof:
+        labels += (PROVEN_EQUIVALENT,)
     return Table(results.systems, totals, counts, labels)
+
+
+def paper_values(label: str) -> tuple[float, ...] | None:
+    """The paper's Table 1 row for `label` (its Equivalent row is the heuristic's), or None."""
+    return PAPER_TABLE.get("Equivalent" if label == PAPER_EQUIVALENT else label)
 
 
 def _header(table: Table, with_paper: bool) -> list[str]:
@@ -140,7 +187,7 @@ def to_markdown(table: Table, with_paper: bool = False) -> str:
         name = f"**{label}**" if label in table.class_labels() else label
         cells = [f"{table.percent(label, s):.2f} ({table.counts.get((label, s), 0)})" for s in table.systems]
         if with_paper:
-            paper = PAPER_TABLE.get(label)
+            paper = paper_values(label)
             cells += [f"{v:.2f}" for v in paper] if paper else [""] * len(PAPER_SYSTEMS)
         lines.append("| " + " | ".join([name] + cells) + " |")
     return "\n".join(lines) + "\n"
@@ -162,7 +209,8 @@ def to_csv(table: Table, with_paper: bool = False) -> str:
         for s in table.systems:
             row += [f"{table.percent(label, s):.2f}", table.counts.get((label, s), 0)]
         if with_paper:
-            row += [f"{v:.2f}" for v in PAPER_TABLE[label]] if label in PAPER_TABLE else [""] * len(PAPER_SYSTEMS)
+            paper = paper_values(label)
+            row += [f"{v:.2f}" for v in paper] if paper else [""] * len(PAPER_SYSTEMS)
         writer.writerow(row)
     return out.getvalue()
 

@@ -3,6 +3,9 @@
 The same function runs in a local process pool and on Dask workers, so everything it takes
 and returns pickles as plain data. Each process keeps one Evaluator (planner, reference-plan
 cache, verdict cache) and the domains it has loaded, for as long as it lives.
+
+The benchmark always computes the paper's heuristic verdict (`paper_too`), so both verdicts of
+every answer are stored whichever one the experiment reports as its class.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ class EvaluationJob:
     answer: str
     k: int = 100
     time_limit_s: float = 30.0
+    equivalence: str = "proven"   # "proven" (METHOD 6a, with the paper's verdict beside it) or "paper"
 
 
 def _bundle(spec: str):
@@ -35,13 +39,21 @@ def _bundle(spec: str):
     return bundle
 
 
-def _evaluator(k: int, time_limit_s: float):
-    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+def bench_options(k: int, time_limit_s: float, equivalence: str = "proven"):
+    """How the benchmark judges: the experiment's mode, with the paper's heuristic always beside it."""
+    from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions
 
-    key = (k, time_limit_s, os.environ.get("DOMAIN_DRAFTER_CACHE"))
+    return EvaluationOptions(k=k, time_limit_s=time_limit_s, equivalence=EquivalenceMode(equivalence),
+                             paper_too=True)
+
+
+def _evaluator(k: int, time_limit_s: float, equivalence: str):
+    from domain_drafter.planning.evaluate import Evaluator
+
+    key = (k, time_limit_s, equivalence, os.environ.get("DOMAIN_DRAFTER_CACHE"))
     evaluator = _evaluators.get(key)
     if evaluator is None:
-        evaluator = _evaluators[key] = Evaluator(EvaluationOptions(k=k, time_limit_s=time_limit_s))
+        evaluator = _evaluators[key] = Evaluator(bench_options(k, time_limit_s, equivalence))
     return evaluator
 
 
@@ -50,7 +62,7 @@ def evaluate_job(job: EvaluationJob) -> dict[str, Any]:
     from domain_drafter.core.errors import DrafterError
 
     try:
-        result = _evaluator(job.k, job.time_limit_s).evaluate(_bundle(job.domain), job.action, job.answer)
+        result = _evaluator(job.k, job.time_limit_s, job.equivalence).evaluate(_bundle(job.domain), job.action, job.answer)
     except DrafterError as err:
         return _error(job, err.what, err.message)
     except Exception as err:  # noqa: BLE001 - a bug on one answer must not stop a run of thousands
@@ -63,7 +75,8 @@ def evaluate_job(job: EvaluationJob) -> dict[str, Any]:
 def _error(job: EvaluationJob, message: str, error: str) -> dict[str, Any]:
     """A verdict-less result: it shows in the tables as "Evaluation error", with the reason."""
     return {"domain": job.domain, "action": job.action, "class": None, "subclass": None, "message": message,
-            "error": error, "answer": job.answer, "findings": [], "timings": {}, "worker_pid": os.getpid()}
+            "error": error, "answer": job.answer, "findings": [], "timings": {}, "worker_pid": os.getpid(),
+            "equivalence_mode": job.equivalence}
 
 
 def warm_up() -> int:
