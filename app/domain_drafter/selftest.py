@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -197,6 +198,9 @@ def _gui_stage() -> tuple[str, str]:
 
 
 def _gui_fix(text: str) -> str:
+    sound = re.search(r"PySide6-Essentials==[0-9.]+", text)
+    if "reference count of None" in text and sound:   # the GUI's start-up guard refused the binding
+        return "Qt for Python is unsound here: " + _reinstall(sound.group())
     if "No module named 'PySide6'" in text:
         return "Qt for Python is missing: " + _reinstall("PySide6-Essentials")
     if "cannot open shared object file" in text or "platform plugin" in text:

@@ -53,6 +53,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if report.outcome is Outcome.MISSING_LIBRARIES:
             show_native_dialog(report.message())
         return 1
+    from domain_drafter.gui.binding_check import binding_problem  # noqa: PLC0415
+
+    problem = binding_problem()
+    if problem is not None:
+        # Refuse now, with the fix, rather than abort minutes later and lose the user's work.
+        print(problem, file=sys.stderr)
+        show_native_dialog(problem)
+        return 1
     configure_application()
     from PySide6.QtWidgets import QApplication  # noqa: PLC0415
 

@@ -28,6 +28,11 @@ def distinct_colours(image: QImage, step: int = 4) -> int:
 
 def draw_main_window() -> dict:
     """Build the main window, let it load, draw it; what it saw, with ok=False and an error if it failed."""
+    from domain_drafter.gui.binding_check import binding_problem  # noqa: PLC0415
+
+    problem = binding_problem()
+    if problem is not None:
+        return {"ok": False, "startup": "refused", "error": problem}
     configure_application()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     set_application_icon()
