@@ -15,8 +15,6 @@ import pytest
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.errors import PddlSyntaxError
 from domain_drafter.core.reader import read_domain, read_problem
-from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
-from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.validator import (
     VALID,
     FailureKind,

@@ -28,8 +28,6 @@ from unified_planning.plans import ActionInstance, SequentialPlan
 
 from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundled
 from domain_drafter.core.model import Domain, Problem
-from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
-from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.validator import FailureKind, PlanValidation, PlanValidator
 
 SEED = 20240611

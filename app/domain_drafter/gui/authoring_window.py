@@ -277,7 +277,7 @@ class AuthoringWindow(QMainWindow):
 
     def compare_attempt(self) -> None:
         """Show the selected attempt (or the editor's text) against the reference action: verdict and ARE."""
-        from domain_drafter.cli import format_are
+        from domain_drafter.presentation import format_are
         from domain_drafter.core.are import action_reconstruction_error
 
         name, row = self.selected(), self.history.currentRow()
@@ -366,7 +366,7 @@ class AuthoringWindow(QMainWindow):
 
     def _on_domain_draft(self, result: DomainDraft) -> None:
         self.tabs.setCurrentWidget(self.verdict)
-        from domain_drafter.cli_authoring import format_comparison
+        from domain_drafter.presentation import format_comparison
 
         lines = [format_comparison(result.comparison, self.workspace.reference_bundle()),
                  f"  ARE total {result.are_total} over {result.are_defined} of {len(result.outcomes)} actions"]
@@ -396,7 +396,7 @@ class AuthoringWindow(QMainWindow):
         self._start("judge", TaskWorker(judge_job, self.workspace, self.evaluator, name="judge"), self._on_judged)
 
     def _on_judged(self, comparison) -> None:
-        from domain_drafter.cli_authoring import format_comparison
+        from domain_drafter.presentation import format_comparison
 
         self.tabs.setCurrentWidget(self.verdict)
         self.verdict.setPlainText("Working copy: " + format_comparison(comparison, self.workspace.reference_bundle()))

@@ -1,4 +1,4 @@
-"""`domain-drafter bench ...`: run, import, report and inspect batch benchmarks. Never imports Qt."""
+"""`domain-drafter bench ...`: run, import, report and inspect batch benchmarks."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 import sys
 import threading
 from pathlib import Path
+
+from domain_drafter.cli.options import add_planner_options
 
 GRAMMAR_MODES = {"off": (False,), "on": (True,), "both": (False, True)}
 
@@ -127,8 +129,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="results .sqlite (default: beside the JSONL)")
     p.add_argument("--executor", default=None, help="'local' (default) or dask://HOST:PORT")
     p.add_argument("--workers", type=int, default=1, help="local evaluation processes (default 1)")
-    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
+    add_planner_options(p, equivalence=False)
     p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
     p.set_defaults(func=cmd_bench_import)
 

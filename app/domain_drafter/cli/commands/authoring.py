@@ -1,4 +1,4 @@
-"""Authoring commands: `draft-domain`, `compare`, `describe`. Never imports Qt."""
+"""Authoring commands: `draft-domain`, `compare`, `describe`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+from domain_drafter.cli.options import (add_draft_options, add_model_options, add_planner_options, evaluator,
+                                        open_backend, verdict_exit_code)
 from domain_drafter.core.errors import UsageError
+from domain_drafter.presentation import format_comparison
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,22 +19,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                                             "judge it as a whole")
     p.add_argument("domain", help="bundled domain name, or a folder with domain.pddl, problems/ and descriptions.toml")
     p.add_argument("--out", required=True, help="folder to write the drafted bundle into (new or empty)")
-    p.add_argument("--model", default="default", help="'default' (the embedded Gemma 3 270M) or a GGUF path")
-    p.add_argument("--endpoint", help="an OpenAI-compatible server's base URL instead of a local model")
-    p.add_argument("--grammar", action="store_true", help="constrain decoding to one well-formed action")
-    p.add_argument("--retries", type=int, default=0, help="corrective rounds after a failed check (default 0)")
-    p.add_argument("--class", dest="description_class", default="base", help="base, flipped or random")
-    p.add_argument("--seed", type=int, default=0, help="seed for examples, descriptions and decoding (default 0)")
-    p.add_argument("--n-ctx", type=int, default=4096, help="model context size in tokens (default 4096)")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
-    _add_planner_options(p)
+    add_model_options(p, seed_help="seed for examples, descriptions and decoding (default 0)")
+    add_draft_options(p)
+    add_planner_options(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_draft_domain)
 
     p = sub.add_parser("compare", help="whole-domain equivalence of a candidate domain with a reference")
     p.add_argument("reference", help="bundled domain name, or a folder with domain.pddl and problems/")
     p.add_argument("candidate", help="a folder holding domain.pddl, or a domain.pddl file")
-    _add_planner_options(p)
+    add_planner_options(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_compare)
 
@@ -40,17 +37,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="write here instead of printing (refuses to overwrite without --force)")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.set_defaults(func=cmd_describe)
-
-
-def _add_planner_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--k", type=int, default=100, help="top-k plans per problem (default 100)")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per planner call (default 30)")
-
-
-def _evaluator(args: argparse.Namespace):
-    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
-
-    return Evaluator(EvaluationOptions(k=args.k, time_limit_s=args.time_limit))
 
 
 # ---------------------------------------------------------------- compare
@@ -73,8 +59,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     reference = load_bundle(args.reference)
     reference.require_problems()
     candidate = _candidate_domain(args.candidate)
-    with _evaluator(args) as evaluator:
-        comparison = compare_domains(reference, candidate, evaluator.planner, evaluator.plan_cache)
+    with evaluator(args) as judge:
+        comparison = compare_domains(reference, candidate, judge.planner, judge.plan_cache)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     else:
@@ -83,40 +69,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _exit_code(comparison) -> int:
-    if comparison.error:
-        return 4
-    return 0 if comparison.verdict.value == "Equivalent" else 1
-
-
-def format_comparison(comparison, reference) -> str:
-    """The verdict, what differs per action, and the counterexample with the step to blame, also in words."""
-    from domain_drafter.core.plan_words import plan_in_words
-
-    lines = [f"{comparison.verdict.value}: {comparison.message}"]
-    said = [f"{a.name} {a.status.value}" + (f" (ARE {a.are.total})" if a.are and a.are.total else "")
-            for a in comparison.actions]
-    lines.append("  actions: " + ", ".join(said))
-    d = comparison.divergence
-    if d is not None:
-        lines.append(f"  counterexample on problem {d.problem}; the domains part at step {d.step}, "
-                     f"action '{d.action}' ({d.reason}):")
-        for number, step in enumerate(d.plan, start=1):
-            lines.append(f"    {number:>3}. {step}" + ("  <-- here" if number == d.step else ""))
-        if reference.descriptions is not None:
-            problem = next(p for p in reference.problems if p.name == d.problem)
-            from domain_drafter.planning.kstar import parse_step
-
-            words = plan_in_words(reference.domain, reference.descriptions, problem.problem,
-                                  [parse_step(s) for s in d.plan])
-            lines.append("  in the reference domain, in words:")
-            lines.extend(f"    {line}" for line in words.lines())
-    return "\n".join(lines)
+    return verdict_exit_code(comparison.verdict, comparison.error)
 
 
 # ---------------------------------------------------------------- draft-domain
 
 def cmd_draft_domain(args: argparse.Namespace) -> int:
-    from domain_drafter.cli import _open_backend
     from domain_drafter.core.bundle import load_bundle, load_bundle_path, load_bundled
     from domain_drafter.core.descriptions import DescriptionClass
     from domain_drafter.drafting.loop import DraftOptions
@@ -132,7 +90,7 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out} exists and is not an empty folder", hint="give a new folder")
     options = DraftOptions(description_class=DescriptionClass.parse(args.description_class), seed=args.seed,
                            decoding=DecodingOptions(seed=args.seed), grammar=args.grammar, retries=args.retries)
-    backend = _open_backend(args)   # a model that cannot load leaves no folder behind
+    backend = open_backend(args)   # a model that cannot load leaves no folder behind
     workspace = WorkingCopy.from_bundle(bundle)
     try:
         workspace.save(out)   # bound to the folder from now on: each accepted action is on disk at once
@@ -148,12 +106,12 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
             are = f"ARE {e.are.total}" if e.are else "ARE -"
             print(f"  {outcome.name:<20} {verdict:<32} {are:<8} {e.message}", flush=True)
 
-    with backend, _evaluator(args) as evaluator:
+    with backend, evaluator(args) as judge:
         if not quiet:
             print(f"-- {backend.name}: drafting {bundle.name} ({len(bundle.action_names)} actions, "
                   f"{options.description_class.value}, seed {args.seed}{', grammar' if args.grammar else ''})",
                   flush=True)
-        result = draft_domain(bundle, backend, evaluator, load_bundled(), options, workspace=workspace,
+        result = draft_domain(bundle, backend, judge, load_bundled(), options, workspace=workspace,
                               on_action=on_action)
     load_bundle_path(out)   # what we wrote must load back; an error here is ours, and says where
     if args.json:

@@ -1,0 +1,148 @@
+"""Arguments and helpers the subcommands share.
+
+Every default an option shows is read from the engine's own option dataclasses
+(`EvaluationOptions`, `DraftOptions`, `DecodingOptions`, `llm.factory.DEFAULT_N_CTX`), so the
+command line, the desktop app's Settings and the benchmark cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
+
+from domain_drafter.core.errors import UsageError
+from domain_drafter.core.tasks import TaskState
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells expect of a command stopped by Ctrl-C
+EXIT_NO_VERDICT = 4     # the planner or the model failed: no verdict could be given
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def read_answer(spec: str | None) -> str:
+    """The answer text from a file, or from stdin for None or '-'."""
+    if spec in (None, "-"):
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(spec).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read the answer file: {exc.strerror}", where=spec) from None
+    return data.decode("utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def cancel_on_sigint() -> Iterator[TaskState]:
+    """A task that Ctrl-C cancels, instead of raising KeyboardInterrupt wherever the main thread is.
+
+    The engine then stops its own way: K* process groups killed, temp dirs removed, workers
+    joined; the command raises Cancelled and exits 130. A second Ctrl-C changes nothing (the
+    stop is already under way, and interrupting it would leave planners and temp dirs behind).
+    """
+    task = TaskState()
+    if threading.current_thread() is not threading.main_thread():
+        yield task
+        return
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if not task.cancelled:
+            print("domain-drafter: stopping...", file=sys.stderr, flush=True)
+        task.cancel()
+        # Further Ctrl-Cs are ignored by the OS from now on: a Python handler would be reset to the
+        # default one while the interpreter shuts down, and a late Ctrl-C would then kill the process
+        # by SIGINT instead of letting it exit 130.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield task
+        task.check_cancelled()  # Ctrl-C during the last, uncancellable step still means "stopped"
+    finally:
+        # Once stopping, the command only exits, still ignoring Ctrl-C (see on_sigint).
+        if not task.cancelled:
+            signal.signal(signal.SIGINT, previous)
+
+
+def add_target(p: argparse.ArgumentParser, domain_help: str, answer: bool = True) -> None:
+    """The DOMAIN ACTION [ANSWER] arguments most subcommands share."""
+    p.add_argument("domain", help=domain_help)
+    p.add_argument("action")
+    if answer:
+        p.add_argument("answer", nargs="?", help="file holding the model's answer; '-' or nothing for stdin")
+
+
+def add_planner_options(p: argparse.ArgumentParser, *, equivalence: bool = True) -> None:
+    """--k, --time-limit and (unless `equivalence` is False) --equivalence, with the engine's defaults."""
+    from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
+    from domain_drafter.planning.proof_types import EquivalenceMode  # noqa: PLC0415
+
+    d = EvaluationOptions()
+    p.add_argument("--k", type=int, default=d.k, help=f"top-k plans per problem (default {d.k})")
+    p.add_argument("--time-limit", type=float, default=d.time_limit_s,
+                   help=f"seconds per planner call (default {d.time_limit_s:g})")
+    if not equivalence:
+        return
+    p.add_argument("--equivalence", choices=[m.value for m in EquivalenceMode], default=d.equivalence.value,
+                   help="'proven': compare the reachable states of the problems (default); "
+                        "'paper': the paper's top-k plan heuristic (METHOD section 6, for Table 1)")
+
+
+def evaluation_options(args: argparse.Namespace, **changes):
+    """EvaluationOptions from the planner options of `args` (and any explicit `changes`)."""
+    from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
+    from domain_drafter.planning.proof_types import EquivalenceMode  # noqa: PLC0415
+
+    return EvaluationOptions(k=args.k, time_limit_s=args.time_limit,
+                             equivalence=EquivalenceMode(args.equivalence), **changes)
+
+
+def evaluator(args: argparse.Namespace, **changes):
+    """An Evaluator (a context manager) with the planner options of `args`."""
+    from domain_drafter.planning.evaluate import Evaluator  # noqa: PLC0415
+
+    return Evaluator(evaluation_options(args, **changes))
+
+
+def add_model_options(p: argparse.ArgumentParser, *, seed_help: str) -> None:
+    """Which model (a local GGUF or a server), its context, threads, and the drafting seed."""
+    from domain_drafter.llm.factory import DEFAULT_N_CTX  # noqa: PLC0415
+
+    p.add_argument("--model", default="default", help="'default' (the embedded Gemma 3 270M) or a GGUF path")
+    p.add_argument("--endpoint", help="an OpenAI-compatible server's base URL instead of a local model")
+    p.add_argument("--seed", type=int, default=0, help=seed_help)
+    p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX,
+                   help=f"model context size in tokens (default {DEFAULT_N_CTX})")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+
+
+def add_draft_options(p: argparse.ArgumentParser) -> None:
+    """--class, --grammar and --retries, with DraftOptions' defaults."""
+    from domain_drafter.drafting.loop import DraftOptions  # noqa: PLC0415
+
+    d = DraftOptions()
+    p.add_argument("--class", dest="description_class", default=d.description_class.value,
+                   help="base, flipped or random")
+    p.add_argument("--grammar", action="store_true", help="constrain decoding to one well-formed action")
+    p.add_argument("--retries", type=int, default=d.retries,
+                   help=f"corrective rounds after a failed check (default {d.retries})")
+
+
+def open_backend(args: argparse.Namespace):
+    """The model the arguments name, loaded (llm.factory, the one place backends are built)."""
+    from domain_drafter.llm.factory import open_backend as factory  # noqa: PLC0415
+
+    if args.endpoint:
+        return factory(args.endpoint, remote_model=None if args.model == "default" else args.model)
+    return factory(args.model, n_ctx=args.n_ctx, n_threads=args.threads, seed=args.seed)
+
+
+def verdict_exit_code(subclass, error) -> int:
+    """0 for Equivalent, 1 for any other verdict, EXIT_NO_VERDICT when none could be given."""
+    if error:
+        return EXIT_NO_VERDICT
+    return 0 if subclass is not None and subclass.value == "Equivalent" else 1
