@@ -1,0 +1,206 @@
+"""Will a model run here, and how fast? Load it, read one real prompt, generate a few tokens.
+
+`speed_check(path)` refuses a model whose file is larger than the memory available now (Linux:
+MemAvailable in /proc/meminfo) before loading anything, then loads it, evaluates the paper's
+prompt for one action of a bundled domain (core/prompt.py), generates a few greedy tokens and
+measures prompt and generation tokens/s and the process's resident memory before and after.
+`estimate_spec` turns that into the time an experiment spec (bench/spec.py) would take with it.
+
+The estimate of one answer is prompt_tokens / prompt speed + max_tokens / generation speed: an
+upper bound, since answers usually stop (at the next "Input:") before max_tokens, and a run's
+prompts share their first examples, which the llama.cpp backend does not evaluate twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from domain_drafter.core.errors import ModelError
+from domain_drafter.core.tasks import TaskState
+
+if TYPE_CHECKING:
+    from domain_drafter.bench.spec import ExperimentSpec
+
+PROC_MEMINFO = Path("/proc/meminfo")
+PROC_STATUS = Path("/proc/self/status")
+DEFAULT_TOKENS = 16
+DEFAULT_DOMAIN = "blocksworld"
+_MIB = float(1 << 20)
+
+
+def _proc_kib(path: Path, key: str) -> int | None:
+    """A "Key:   1234 kB" line of a /proc file, in bytes; None where there is no such file or line."""
+    try:
+        text = path.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        if name.strip() == key:
+            fields = rest.split()
+            if fields and fields[0].isdigit():
+                return int(fields[0]) * 1024
+    return None
+
+
+def memory_available(meminfo: Path = PROC_MEMINFO) -> int | None:
+    """Bytes the kernel says can be used now without swapping (MemAvailable); None if unknown."""
+    return _proc_kib(meminfo, "MemAvailable")
+
+
+def process_rss(status: Path = PROC_STATUS) -> int | None:
+    """This process's resident memory in bytes (VmRSS); None if unknown."""
+    return _proc_kib(status, "VmRSS")
+
+
+def check_fits(path: Path, *, ram: int | None = None, meminfo: Path = PROC_MEMINFO) -> str:
+    """Refuse (ModelError) a model file larger than the memory available; else return a warning
+    ("" if none) when the catalogue's `ram` estimate is above it."""
+    available = memory_available(meminfo)
+    size = path.stat().st_size
+    if available is None:
+        return "the available memory is unknown here (no /proc/meminfo); not checked"
+    if size > available:
+        raise ModelError(
+            f"the model file alone is {size / _MIB:,.0f} MiB but only {available / _MIB:,.0f} MiB of memory "
+            "is available now, so it cannot run here",
+            where=path, hint="close other programs, or pick a smaller model (domain-drafter models)")
+    if ram is not None and ram > available:
+        return (f"the model may need about {ram / _MIB:,.0f} MiB with its working memory, and "
+                f"{available / _MIB:,.0f} MiB are available: it may swap")
+    return ""
+
+
+@dataclass(frozen=True)
+class SpeedReport:
+    """One measurement on this machine. Speeds are tokens/s; memory is bytes (None if unknown)."""
+
+    model: str
+    path: Path
+    size: int
+    threads: int
+    load_s: float
+    prompt_tokens: int
+    prompt_s: float
+    generated_tokens: int
+    generate_s: float
+    rss_before: int | None
+    rss_after: int | None
+    available_before: int | None
+    warning: str = ""
+
+    @property
+    def prompt_tps(self) -> float:
+        return self.prompt_tokens / self.prompt_s if self.prompt_s > 0 else 0.0
+
+    @property
+    def generate_tps(self) -> float:
+        """Decoding speed after the first token (llm.backend.GenerationStats.tokens_per_s)."""
+        return (self.generated_tokens - 1) / self.generate_s if self.generated_tokens > 1 and self.generate_s > 0 else 0.0
+
+    @property
+    def memory_used(self) -> int | None:
+        if self.rss_before is None or self.rss_after is None:
+            return None
+        return self.rss_after - self.rss_before
+
+    def answer_seconds(self, max_tokens: int, prompt_tokens: int | None = None) -> float:
+        """Upper bound of one answer's time: the prompt, then max_tokens new tokens."""
+        if self.prompt_tps <= 0 or self.generate_tps <= 0:
+            return float("inf")
+        return (prompt_tokens or self.prompt_tokens) / self.prompt_tps + max_tokens / self.generate_tps
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["path"] = str(self.path)
+        data.update(prompt_tps=self.prompt_tps, generate_tps=self.generate_tps, memory_used=self.memory_used)
+        return data
+
+
+@dataclass(frozen=True)
+class SpecEstimate:
+    """How long an experiment spec's answers would take with the measured model (upper bound)."""
+
+    spec: str
+    tasks: int
+    max_tokens: int
+    seconds_per_answer: float
+
+    @property
+    def total_s(self) -> float:
+        return self.tasks * self.seconds_per_answer
+
+
+def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | None = None,
+                threads: int | None = None, domain: str = DEFAULT_DOMAIN, ram: int | None = None,
+                meminfo: Path = PROC_MEMINFO, task: TaskState | None = None) -> SpeedReport:
+    """Measure the GGUF at `path` on this machine (see the module doc). `ram`: the catalogue's
+    memory estimate, if any, for the warning. Raises ModelError before loading if it cannot fit."""
+    from domain_drafter.core.bundle import load_bundle, load_bundled  # noqa: PLC0415
+    from domain_drafter.core.prompt import build_prompt  # noqa: PLC0415
+    from domain_drafter.llm.backend import DecodingOptions  # noqa: PLC0415
+    from domain_drafter.llm.factory import open_backend  # noqa: PLC0415
+    from domain_drafter.llm.gguf_check import inspect_gguf  # noqa: PLC0415
+
+    path = Path(path).expanduser()
+    info = inspect_gguf(path)                      # a missing or broken file: say so before anything else
+    warning = check_fits(path, ram=ram, meminfo=meminfo)
+    task = task or TaskState()
+    bundle = load_bundle(domain)
+    prompt = build_prompt(bundle, bundle.action_names[0], load_bundled())
+    try:  # the binding's own memory is not the model's: load the library before measuring
+        import llama_cpp  # noqa: F401, PLC0415
+    except ImportError:
+        pass  # open_backend says what to install
+    available = memory_available(meminfo)
+    rss_before = process_rss()
+    task.report(0, 3, f"loading {path.name}")
+    with open_backend(path, n_ctx=n_ctx, n_threads=threads) as backend:
+        task.check_cancelled()
+        task.report(1, 3, f"reading a {bundle.name} prompt and writing {tokens} tokens")
+        generation = backend.generate(prompt.text, DecodingOptions(max_tokens=tokens, stop=()), task=task)
+        task.check_cancelled()
+        rss_after = process_rss()
+        stats = generation.stats
+        load_s = float(getattr(backend, "load_time_s", 0.0))
+        used_threads = int(getattr(backend, "n_threads", threads or 0))
+    task.report(3, 3, "measured")
+    return SpeedReport(
+        model=info.name, path=path, size=info.file_size, threads=used_threads, load_s=load_s,
+        prompt_tokens=stats.prompt_tokens, prompt_s=stats.time_to_first_token_s,
+        generated_tokens=stats.generated_tokens,
+        generate_s=max(0.0, stats.wall_time_s - stats.time_to_first_token_s),
+        rss_before=rss_before, rss_after=rss_after, available_before=available, warning=warning)
+
+
+def estimate_spec(report: SpeedReport, spec: "ExperimentSpec") -> SpecEstimate:
+    """The answers one model writes for `spec` (all its tasks for one of the spec's models)."""
+    tasks = len(spec.tasks()) // max(1, len(spec.models))
+    return SpecEstimate(spec.name, tasks, spec.max_tokens, report.answer_seconds(spec.max_tokens))
+
+
+def format_report(report: SpeedReport, estimate: SpecEstimate | None = None, max_tokens: int = 300) -> list[str]:
+    """A person's view of a report, one line each (the CLI prints it, the GUI shows it)."""
+    from domain_drafter.llm.download import format_duration  # noqa: PLC0415
+
+    def mib(n: int | None) -> str:
+        return "unknown" if n is None else f"{n / _MIB:,.0f} MiB"
+
+    lines = [
+        f"{report.model} ({report.path.name}, {mib(report.size)}), {report.threads} threads:",
+        f"  loaded in {report.load_s:.1f} s",
+        f"  prompt: {report.prompt_tokens} tokens in {report.prompt_s:.2f} s = {report.prompt_tps:,.1f} tokens/s",
+        f"  generation: {report.generated_tokens} tokens, {report.generate_tps:,.1f} tokens/s",
+        f"  memory: {mib(report.memory_used)} used by the model (resident {mib(report.rss_before)} before, "
+        f"{mib(report.rss_after)} after; {mib(report.available_before)} were available)",
+        f"  one answer: at most {format_duration(report.answer_seconds(max_tokens))} "
+        f"(this prompt, then {max_tokens} new tokens)",
+    ]
+    if estimate is not None:
+        lines.append(f"  {estimate.spec}: {estimate.tasks:,} answers, at most "
+                     f"{format_duration(estimate.total_s)} ({estimate.max_tokens} new tokens each)")
+    if report.warning:
+        lines.append(f"  warning: {report.warning}")
+    return lines

@@ -1,0 +1,94 @@
+"""Will it run here? (llm/speed_check.py, `domain-drafter models check`) on the tiny real GGUF with real llama.cpp."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pytest
+
+from domain_drafter import cli_models
+from domain_drafter.bench.spec import load_spec
+from domain_drafter.core.errors import DrafterError, ModelError
+from domain_drafter.llm.speed_check import (check_fits, estimate_spec, format_report, memory_available, process_rss,
+                                            speed_check)
+
+ROOT = Path(__file__).resolve().parents[2]
+EXP1 = ROOT / "resources" / "experiments" / "paper-exp1.toml"
+
+
+def meminfo_with(tmp_path: Path, available_kib: int) -> Path:
+    """A /proc/meminfo-shaped file (the kernel's own layout) saying how much memory is available."""
+    path = tmp_path / "meminfo"
+    path.write_text(f"MemTotal:       24576000 kB\nMemFree:         1000000 kB\n"
+                    f"MemAvailable:   {available_kib:>9} kB\nBuffers:          100000 kB\n", encoding="ascii")
+    return path
+
+
+def test_memory_readings_come_from_proc():
+    available, rss = memory_available(), process_rss()
+    assert available is not None and available > 100 * 2**20
+    assert rss is not None and 10 * 2**20 < rss < available * 4
+
+
+def test_speed_check_measures_the_tiny_model_on_a_real_prompt(tiny_model):
+    report = speed_check(tiny_model, tokens=12)
+    assert report.prompt_tokens > 300                 # the paper's prompt: instruction, 3 examples, the query
+    assert report.generated_tokens == 12 and report.prompt_tps > 0 and report.generate_tps > 0
+    assert report.size == tiny_model.stat().st_size and report.threads >= 1
+    assert report.rss_before is not None and report.rss_after >= report.rss_before
+    assert report.available_before > 0 and report.warning == ""
+    per_answer = report.answer_seconds(300)
+    assert per_answer == pytest.approx(report.prompt_tokens / report.prompt_tps + 300 / report.generate_tps)
+    estimate = estimate_spec(report, load_spec(EXP1))
+    assert (estimate.spec, estimate.tasks, estimate.max_tokens) == ("paper-exp1", 1920, 300)
+    assert estimate.total_s == pytest.approx(1920 * per_answer)
+    lines = format_report(report, estimate)
+    assert lines[2].startswith(f"  prompt: {report.prompt_tokens} tokens") and "tokens/s" in lines[3]
+    assert "paper-exp1: 1,920 answers, at most" in lines[-1]
+
+
+def test_a_model_larger_than_the_available_memory_is_refused_before_loading(tiny_model, tmp_path):
+    meminfo = meminfo_with(tmp_path, 100)             # 100 KiB available: less than the 600 KB file
+    with pytest.raises(ModelError) as info:
+        speed_check(tiny_model, meminfo=meminfo)
+    message = info.value.message
+    assert "cannot run here" in message and "only 0 MiB of memory is available" in message
+    assert str(tiny_model) in message
+
+
+def test_a_catalogue_ram_estimate_above_the_available_memory_is_a_warning(tiny_model, tmp_path):
+    meminfo = meminfo_with(tmp_path, 10_000)          # ~10 MB: the file fits, a 1 GB estimate does not
+    warning = check_fits(tiny_model, ram=10**9, meminfo=meminfo)
+    assert "may need about 954 MiB" in warning and "it may swap" in warning
+    assert check_fits(tiny_model, ram=None, meminfo=meminfo) == ""
+    assert "unknown" in check_fits(tiny_model, meminfo=tmp_path / "no-such-file")
+
+
+def run_models(capsys, *argv: str) -> tuple[int, str, str]:
+    """`domain-drafter models ...` through cli_models' own parser and the CLI's error-to-exit-code rule."""
+    parser = argparse.ArgumentParser(prog="domain-drafter")
+    cli_models.add_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["models", *argv])
+    try:
+        code = args.func(args)
+    except DrafterError as err:
+        print(f"domain-drafter: {err.message}", file=sys.stderr)
+        code = err.exit_code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_models_check_a_path_with_an_experiment_spec(tiny_model, capsys):
+    code, out, _ = run_models(capsys, "check", str(tiny_model), "--tokens", "8", "--spec", str(EXP1))
+    assert code == 0
+    assert out.startswith("tiny-random-llama (tiny-llama.gguf")
+    assert "tokens/s" in out and "memory:" in out and "one answer: at most" in out
+    assert "paper-exp1: 1,920 answers, at most" in out
+
+
+def test_cli_models_check_of_a_catalogue_model_not_yet_installed_says_to_pull_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
+    code, _, err = run_models(capsys, "check", "qwen2.5-coder-7b")
+    assert code == 2 and "not installed" in err and "domain-drafter models pull qwen2.5-coder-7b" in err
