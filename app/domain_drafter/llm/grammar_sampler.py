@@ -60,9 +60,10 @@ class GrammarGreedy:
         self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._small_arr))
         return np.isfinite(buf["logit"])
 
-    def sample(self) -> int:
+    def sample(self, idx: int = -1) -> int:
+        """The token for the logits of output row `idx` of the last decode (-1: the last one)."""
         lc = self.lc
-        logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(self.ctx, -1), shape=(self.n_vocab,))
+        logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(self.ctx, idx), shape=(self.n_vocab,))
         tok = int(np.argmax(logits))
         if self._check(np.array([tok], dtype=np.int32))[0]:
             self.counts["argmax"] += 1

@@ -24,45 +24,43 @@ whole vocabulary (see grammar_sampler.GrammarGreedy). The chosen token is the on
 
 from __future__ import annotations
 
-import codecs
-import ctypes
 import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence as Sequence_
 
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.backend import (
-    DecodingOptions,
-    Generation,
-    PromptFormat,
-    StopReason,
-    StopScanner,
-    make_stats,
-)
+from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat
 from domain_drafter.llm.amx import ModelParamsPatch, cpu_has_amx
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
 from domain_drafter.llm.grammar_sampler import GrammarGreedy
+from domain_drafter.llm.chat_format import apply_chat_template, chat_prompt_tokens, model_chat_template
 from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
+from domain_drafter.llm.sequence import CallbackError, Pieces, Sequence
+
+if TYPE_CHECKING:
+    from domain_drafter.llm.batch import BatchRequest
 
 # Old private names, kept importable for callers of the single-module version.
-_GrammarGreedy = GrammarGreedy
+_GrammarGreedy, _CallbackError = GrammarGreedy, CallbackError
 _CaptureLog, _CaptureStderr, _ModelParamsPatch = CaptureLog, CaptureStderr, ModelParamsPatch
 __all__ = ["LlamaCppBackend", "cpu_has_amx", "default_threads"]
 
 _INSTALL_HINT = "install it with `pip install llama-cpp-python` (it compiles llama.cpp; needs a C++ compiler and cmake)"
 
-# The prompt is evaluated in chunks and cancellation is checked between them. Chunk sizes adapt
-# to the measured prompt speed so that one chunk takes about PROMPT_CHUNK_S seconds (bounded
-# below for a responsive cancel on big models, above for throughput on small ones). Gemma-3 270M
-# on one core: 64-token chunks cost ~12% more prompt time than 256-token ones; >256 gains nothing.
-PROMPT_CHUNK_FIRST = 64
-PROMPT_CHUNK_MIN = 16
-PROMPT_CHUNK_MAX = 512
-PROMPT_CHUNK_S = 0.5
+# The prompt is evaluated in fixed chunks aligned to absolute positions ([0, C), [C, 2C), ...), and
+# cancellation is checked between them. llama.cpp's results for a token depend on the batch it was
+# computed in, so a reused cache prefix is only exact when it was computed in the same chunks as a
+# fresh evaluation would use: only whole chunks of an earlier prompt are kept (see _eval_prompt).
+# C depends on the model's size only (a responsive cancel on big models, throughput on small
+# ones; Gemma-3 270M on one core: 64-token chunks cost ~12% more prompt time than 256-token ones).
+def default_prompt_chunk(model_bytes: int) -> int:
+    """Prompt chunk (tokens) for a model file of this size: 256 below 1 GiB, 64 below 4 GiB, else 32."""
+    return 256 if model_bytes < 1 << 30 else 64 if model_bytes < 4 << 30 else 32
 
 
 def _import_llama_cpp() -> Any:
@@ -73,12 +71,13 @@ def _import_llama_cpp() -> Any:
     return llama_cpp
 
 
-class _CallbackError(Exception):
-    """Carries an exception raised by the on_token callback out of the decoding loop."""
-
-    def __init__(self, original: BaseException):
-        super().__init__(repr(original))
-        self.original = original
+def _per_prompt(options: DecodingOptions | Sequence_[DecodingOptions], n: int) -> list[DecodingOptions]:
+    if isinstance(options, DecodingOptions):
+        return [options] * n
+    opts = list(options)
+    if len(opts) != n:
+        raise ValueError(f"{len(opts)} DecodingOptions for {n} prompts")
+    return opts
 
 
 def _cpu_count() -> int:
@@ -112,11 +111,11 @@ class LlamaCppBackend:
     None means yes unless the CPU advertises AMX: llama.cpp's AMX kernels kill the whole process
     (general protection fault) on VMs that advertise AMX but do not let programs use it.
 
-    reuse_prompt_cache: keep the KV cache of the longest common token prefix with the previous
-    call, so prompts that share their few-shot examples skip re-evaluating them (Gemma-3 270M,
-    930-token prompts: time to first token 2.9 s -> 0.18 s, same outputs). In principle it can
-    flip a greedy near-tie, since the prompt is then evaluated in different batches; turn it off
-    when runs must be bit-for-bit independent of call order.
+    reuse_prompt_cache: keep the KV cache of the common token prefix with the previous call, in
+    whole prompt chunks, so prompts that share their few-shot examples skip re-evaluating them.
+    The kept chunks were computed exactly as a fresh evaluation computes them, so the answers are
+    byte-identical with and without reuse, whatever ran before. prompt_chunk: the size of those
+    chunks in tokens (default from the model's size, see default_prompt_chunk()).
     """
 
     def __init__(
@@ -131,6 +130,8 @@ class LlamaCppBackend:
         reuse_prompt_cache: bool = True,
         extra_buffers: bool | None = None,
         prompt_format: PromptFormat = "completion",
+        prompt_chunk: int | None = None,
+        n_ctx_per_seq: int | None = None,
     ):
         self.model_path = Path(model_path).expanduser()
         # Cheap header checks first: some bad files make llama.cpp abort the whole process.
@@ -140,6 +141,13 @@ class LlamaCppBackend:
         self._verbose = verbose
         self._reuse = reuse_prompt_cache
         self.prompt_format: PromptFormat = prompt_format
+        self.prompt_chunk = prompt_chunk or default_prompt_chunk(self.model_path.stat().st_size)
+        if not 1 <= self.prompt_chunk <= 512:
+            raise ValueError(f"prompt_chunk must be 1..512 tokens, got {self.prompt_chunk}")
+        self._n_ctx_per_seq = n_ctx_per_seq
+        self._batcher: Any = None  # batch.BatchDecoder, made at the first batched call
+        self.last_reused_tokens = 0  # prompt tokens the last generate() took from the cache
+        self._clean = 0  # cached positions computed in whole prompt chunks (exact as a fresh evaluation)
         self._lock = threading.Lock()
         threads = n_threads or default_threads()
         if extra_buffers is None:
@@ -171,12 +179,24 @@ class LlamaCppBackend:
         self.n_ctx: int = self._llm.n_ctx()
         self.n_threads = threads
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
-        self._piece_buf = ctypes.create_string_buffer(256)
+        self._pieces = Pieces(llama_cpp, self._vocab)
         # Greedy + grammar: check the grammar on few tokens (GrammarGreedy). False runs llama.cpp's
         # grammar sampler over the whole vocabulary every step (same output, slower; for tests).
         self._grammar_fast_path = True
         self._last_grammar_counts: dict[str, int] | None = None  # GrammarGreedy.counts of the last call
         self._closed = False
+        if prompt_format not in PROMPT_FORMATS:
+            self.close()
+            raise ModelError(f"unknown prompt format {prompt_format!r}", where=self.model_path,
+                             hint="use " + " or ".join(PROMPT_FORMATS))
+        self._chat_template: str | None = None
+        if prompt_format == "chat":  # refuse a model without a usable template now, not at the first prompt
+            try:
+                self._chat_template = model_chat_template(llama_cpp, self._llm.model, self.model_path)
+                apply_chat_template(llama_cpp, self._chat_template, "x", self.model_path)
+            except ModelError:
+                self.close()
+                raise
 
     # --- protocol -------------------------------------------------------------------------
     @property
@@ -193,6 +213,9 @@ class LlamaCppBackend:
         with self._lock:
             if not self._closed:
                 self._closed = True
+                if self._batcher is not None:
+                    self._batcher.close()
+                    self._batcher = None
                 self._llm.close()
 
     def tokenize(self, text: str, *, add_bos: bool = True) -> list[int]:
@@ -212,10 +235,91 @@ class LlamaCppBackend:
             self._check_open()
             return self._generate(prompt, options, on_token, task)
 
+    def generate_stream(self, requests: Iterable[BatchRequest], on_done: Callable[[BatchRequest, Generation], None],
+                        *, n_slots: int, task: TaskState | None = None) -> None:
+        """Decode `requests` n_slots at a time in one llama.cpp batch (batch.BatchDecoder.run): a slot
+        whose answer ends takes the next request at once; `on_done(request, generation)` per answer."""
+        with self._lock:
+            self._check_open()
+            batcher = self._batch_decoder(n_slots)
+            try:
+                batcher.run(requests, on_done, task, limit=n_slots)
+            except CallbackError as e:
+                raise e.original from None
+            except RuntimeError as e:
+                raise ModelError(f"batched generation failed: {e}", where=self.model_path) from e
+
+    def generate_batch(self, prompts: Sequence_[str], options: DecodingOptions | Sequence_[DecodingOptions] = DecodingOptions(),
+                       *, task: TaskState | None = None, on_token: Callable[[int, str], None] | None = None,
+                       n_slots: int | None = None) -> list[Generation]:
+        """One Generation per prompt (in order), decoded n_slots (default: all) at a time in one batch.
+        `options`: one for all or one per prompt; on_token(index, piece) streams each answer."""
+        from domain_drafter.llm.batch import BatchRequest  # noqa: PLC0415
+
+        opts = _per_prompt(options, len(prompts))
+        out: list[Generation | None] = [None] * len(prompts)
+
+        def stream(i: int) -> Callable[[str], None] | None:
+            return None if on_token is None else (lambda piece: on_token(i, piece))
+
+        requests = (BatchRequest(p, o, i, None, stream(i)) for i, (p, o) in enumerate(zip(prompts, opts)))
+        if prompts:
+            self.generate_stream(requests, lambda r, g: out.__setitem__(r.tag, g),
+                                 n_slots=min(n_slots or len(prompts), len(prompts)), task=task)
+        return out  # type: ignore[return-value]
+
+    def generate_candidates(self, prompt: str, n: int, options: DecodingOptions | Sequence_[DecodingOptions] = DecodingOptions(),
+                            *, task: TaskState | None = None,
+                            on_token: Callable[[int, str], None] | None = None) -> list[Generation]:
+        """n answers to one prompt decoded together; the prompt is evaluated once and its cache copied.
+        One DecodingOptions gives candidate j the seed options.seed + j (equal answers when greedy)."""
+        if isinstance(options, DecodingOptions):
+            options = [replace(options, seed=options.seed + j) for j in range(n)]
+        opts = _per_prompt(options, n)
+        with self._lock:
+            self._check_open()
+            try:
+                return self._batch_decoder(n).run_candidates(prompt, opts, task=task, on_token=on_token)
+            except CallbackError as e:
+                raise e.original from None
+            except RuntimeError as e:
+                raise ModelError(f"batched generation failed: {e}", where=self.model_path) from e
+
+    def _batch_decoder(self, n_slots: int) -> Any:
+        from domain_drafter.llm.batch import BatchDecoder  # noqa: PLC0415
+
+        b = self._batcher
+        if b is None or b.n_slots < n_slots:
+            if b is not None:
+                b.close()
+            self._batcher = None
+            per_seq = self._n_ctx_per_seq or self.n_ctx
+            self._batcher = BatchDecoder(self, n_slots, per_seq)
+        return self._batcher
+
     # --- internals ------------------------------------------------------------------------
     def _check_open(self) -> None:
         if getattr(self, "_closed", True):
             raise ModelError("the model was closed", where=self.model_path, hint="load it again")
+
+    def _prompt_tokens(self, prompt: str) -> list[int]:
+        """The prompt's tokens (in the chat template when prompt_format is "chat"), checked against n_ctx."""
+        llm = self._llm
+        if self.prompt_format == "chat":
+            tokens = chat_prompt_tokens(self._lc, llm, prompt, self.model_path, self._chat_template)
+        else:
+            tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+        if not tokens:  # empty prompt and a model that adds no BOS: give it something to start
+            tokens = [llm.token_bos()] if llm.token_bos() >= 0 else [llm.token_eos()]
+        if len(tokens) >= self.n_ctx:
+            trained = self.info.context_length
+            raise ModelError(
+                f"prompt has {len(tokens)} tokens but the model's context is {self.n_ctx}",
+                where=self.model_path,
+                hint=f"raise n_ctx (the model was trained for {trained or 'an unknown number of'} tokens) "
+                "or shorten the prompt (fewer or shorter examples)",
+            )
+        return tokens
 
     def _generate(
         self,
@@ -226,66 +330,18 @@ class LlamaCppBackend:
     ) -> Generation:
         lc, llm = self._lc, self._llm
         t_start = time.perf_counter()
-        tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
-        if not tokens:  # empty prompt and a model that adds no BOS: give it something to start
-            tokens = [llm.token_bos()] if llm.token_bos() >= 0 else [llm.token_eos()]
-        n_prompt = len(tokens)
-        if n_prompt >= self.n_ctx:
-            trained = self.info.context_length
-            raise ModelError(
-                f"prompt has {n_prompt} tokens but the model's context is {self.n_ctx}",
-                where=self.model_path,
-                hint=f"raise n_ctx (the model was trained for {trained or 'an unknown number of'} tokens) "
-                "or shorten the prompt (fewer or shorter examples)",
-            )
-        max_new = min(options.max_tokens, self.n_ctx - n_prompt)
-        fast: GrammarGreedy | None = None
-        if options.grammar is not None and options.temperature == 0.0 and self._grammar_fast_path:
-            sampler = self._grammar_sampler(options.grammar)
-            fast = GrammarGreedy(lc, llm.ctx, self._vocab, sampler)
-        else:
-            sampler = self._make_sampler(options)
-        self._last_grammar_counts = fast.counts if fast is not None else None
-        t_first: float | None = None
-        n_gen = 0
-        reason: StopReason = "length"
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        scanner = StopScanner(options.stop)
-
-        def emit(text: str) -> None:
-            if text and on_token is not None:
-                try:
-                    on_token(text)
-                except BaseException as e:  # the caller's exception, not a model failure
-                    raise _CallbackError(e) from e
-
+        tokens = self._prompt_tokens(prompt)
+        seq = Sequence(lc, self._vocab, self._pieces, options, n_prompt=len(tokens),
+                       max_new=min(options.max_tokens, self.n_ctx - len(tokens)), on_token=on_token, task=task,
+                       fast_grammar=self._grammar_fast_path, verbose=self._verbose, t_start=t_start)
+        self._last_grammar_counts = None
         try:
             if not self._eval_prompt(tokens, task):
-                reason = "cancelled"
+                seq.finish("cancelled")
             else:
-                while True:
-                    if fast is not None:
-                        tok = fast.sample()
-                    else:
-                        tok = lc.llama_sampler_sample(sampler, llm.ctx, -1)
-                    n_gen += 1
-                    if t_first is None:
-                        t_first = time.perf_counter()
-                    if lc.llama_vocab_is_eog(self._vocab, tok):
-                        reason = "eos"
-                        break
-                    emit(scanner.feed(decoder.decode(self._piece(tok))))
-                    if scanner.stopped:
-                        reason = "stop"
-                        break
-                    if n_gen >= max_new:
-                        reason = "length"
-                        break
-                    if task is not None and task.cancelled:
-                        reason = "cancelled"
-                        break
+                while not seq.accept(tok := seq.sample(llm.ctx, -1)):
                     llm.eval([tok])
-        except _CallbackError as e:
+        except CallbackError as e:
             raise e.original from None
         except ModelError:
             raise
@@ -293,52 +349,46 @@ class LlamaCppBackend:
             self._forget_cache()
             raise ModelError(f"generation failed: {e}", where=self.model_path) from e
         finally:
-            lc.llama_sampler_free(sampler)
-        if not scanner.stopped:
-            try:
-                emit(scanner.feed(decoder.decode(b"", final=True)))
-                emit(scanner.finish())
-            except _CallbackError as e:
-                raise e.original from None
-        t_end = time.perf_counter()
-        stats = make_stats(
-            prompt_tokens=n_prompt,
-            generated_tokens=n_gen,
-            t_start=t_start,
-            t_first=t_first,
-            t_end=t_end,
-            stop_reason=reason,
-        )
-        return Generation(text=scanner.text, stats=stats)
+            self._last_grammar_counts = seq.fast.counts if seq.fast is not None else None
+            seq.close()
+        return seq.result()
 
     def _eval_prompt(self, tokens: list[int], task: TaskState | None) -> bool:
-        """Evaluate the prompt in chunks (checking cancel in between); False if cancelled."""
-        llm = self._llm
+        """Evaluate the prompt in aligned chunks (checking cancel in between); False if cancelled.
+
+        With reuse on, the cached tokens shared with the previous prompt are kept in whole chunks
+        only, and only those that prompt evaluated as whole chunks (its last partial chunk and its
+        generated tokens were computed in other batches). So the kept part and the part evaluated
+        now are computed exactly as a fresh evaluation computes them, and the answer does not
+        depend on which prompt came before.
+        """
+        llm, chunk = self._llm, self.prompt_chunk
         keep = 0
         if self._reuse and llm.n_tokens > 0:
-            cached = llm.input_ids[: llm.n_tokens]
+            cached = llm.input_ids[: min(llm.n_tokens, self._clean)]
             for a, b in zip(cached, tokens):
                 if a != b:
                     break
                 keep += 1
             keep = min(keep, len(tokens) - 1)  # re-evaluate at least one token to get its logits
+            keep -= keep % chunk
             if keep > 0 and not self._seq_rm(keep):
                 keep = 0
         if keep == 0:
             self._forget_cache()
         llm.n_tokens = keep
-        i, chunk = keep, PROMPT_CHUNK_FIRST
+        self._clean = keep
+        self.last_reused_tokens = keep
+        i = keep
         while i < len(tokens):
             if task is not None and task.cancelled:
                 self._forget_cache()
                 return False
             part = tokens[i : i + chunk]
-            t0 = time.perf_counter()
             llm.eval(part)
-            dt = time.perf_counter() - t0
             i += len(part)
-            rate = len(part) / dt if dt > 0 else float("inf")
-            chunk = int(max(PROMPT_CHUNK_MIN, min(PROMPT_CHUNK_MAX, rate * PROMPT_CHUNK_S)))
+            if len(part) == chunk:
+                self._clean = i
         return True
 
     def _seq_rm(self, keep: int) -> bool:
@@ -352,49 +402,4 @@ class LlamaCppBackend:
         if mem is not None:
             lc.llama_memory_clear(mem, True)
         self._llm.n_tokens = 0
-
-    def _piece(self, tok: int) -> bytes:
-        """The bytes of one token (control tokens render as nothing)."""
-        lc, buf = self._lc, self._piece_buf
-        n = lc.llama_token_to_piece(self._vocab, tok, buf, len(buf), 0, False)
-        if n < 0:  # buffer too small: -n is the size needed
-            buf = ctypes.create_string_buffer(-n)
-            n = lc.llama_token_to_piece(self._vocab, tok, buf, len(buf), 0, False)
-        return buf.raw[:n]
-
-    def _make_sampler(self, options: DecodingOptions) -> Any:
-        lc = self._lc
-        chain = lc.llama_sampler_chain_init(lc.llama_sampler_chain_default_params())
-        try:
-            if options.grammar is not None:
-                g = self._grammar_sampler(options.grammar)
-                lc.llama_sampler_chain_add(chain, g)
-            if options.temperature == 0.0:
-                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_greedy())
-            else:
-                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_k(40))
-                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_p(0.95, 1))
-                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_temp(options.temperature))
-                lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_dist(options.seed & 0xFFFFFFFF))
-        except BaseException:
-            lc.llama_sampler_free(chain)
-            raise
-        return chain
-
-    def _grammar_sampler(self, grammar: str) -> Any:
-        lc = self._lc
-        # LlamaGrammar is llama-cpp-python's holder of GBNF text (it parses nothing itself);
-        # llama.cpp parses it here and returns NULL when the text is not valid GBNF.
-        g = lc.LlamaGrammar.from_string(grammar, verbose=False)
-        with load_lock, CaptureLog(lc, self._verbose) as log, CaptureStderr() as err:
-            sampler = lc.llama_sampler_init_grammar(
-                self._vocab, g._grammar.encode("utf-8"), g._root.encode("utf-8")
-            )
-        if not sampler:
-            why = "\n".join(t for t in (err.text, log.problems()) if t) or "llama.cpp rejected it"
-            raise ModelError(
-                f"the grammar does not parse: {why}",
-                where="grammar",
-                hint="fix the GBNF text (it needs a `root ::= ...` rule)",
-            )
-        return sampler
+        self._clean = 0

@@ -1,0 +1,154 @@
+"""One sequence being decoded by llama.cpp: its sampler, its stop scanner, its streamed text.
+
+Both the one-at-a-time loop (llama.LlamaCppBackend.generate) and the batched one (batch.py) drive
+a `Sequence` the same way: `sample(ctx, idx)` picks the next token from the logits of output row
+`idx`, `accept(tok)` turns it into final text and says whether the sequence is done, `result()`
+builds the Generation. Samplers are freed by `close()`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import time
+from typing import Any, Callable
+
+from domain_drafter.core.errors import ModelError
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.backend import DecodingOptions, Generation, StopReason, StopScanner, make_stats
+from domain_drafter.llm.grammar_sampler import GrammarGreedy
+from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
+
+
+class CallbackError(Exception):
+    """Carries an exception raised by an on_token callback out of a decoding loop."""
+
+    def __init__(self, original: BaseException):
+        super().__init__(repr(original))
+        self.original = original
+
+
+def grammar_sampler(lc: Any, vocab: Any, grammar: str, verbose: bool = False) -> Any:
+    """llama.cpp's grammar sampler for GBNF `grammar`; ModelError if the text does not parse."""
+    # LlamaGrammar is llama-cpp-python's holder of GBNF text (it parses nothing itself);
+    # llama.cpp parses it here and returns NULL when the text is not valid GBNF.
+    g = lc.LlamaGrammar.from_string(grammar, verbose=False)
+    with load_lock, CaptureLog(lc, verbose) as log, CaptureStderr() as err:
+        sampler = lc.llama_sampler_init_grammar(vocab, g._grammar.encode("utf-8"), g._root.encode("utf-8"))
+    if not sampler:
+        why = "\n".join(t for t in (err.text, log.problems()) if t) or "llama.cpp rejected it"
+        raise ModelError(
+            f"the grammar does not parse: {why}",
+            where="grammar",
+            hint="fix the GBNF text (it needs a `root ::= ...` rule)",
+        )
+    return sampler
+
+
+def sampler_chain(lc: Any, vocab: Any, options: DecodingOptions, verbose: bool = False) -> Any:
+    """A llama.cpp sampler chain: optional grammar, then greedy or top-k/top-p/temperature."""
+    chain = lc.llama_sampler_chain_init(lc.llama_sampler_chain_default_params())
+    try:
+        if options.grammar is not None:
+            lc.llama_sampler_chain_add(chain, grammar_sampler(lc, vocab, options.grammar, verbose))
+        if options.temperature == 0.0:
+            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_greedy())
+        else:
+            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_k(40))
+            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_p(0.95, 1))
+            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_temp(options.temperature))
+            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_dist(options.seed & 0xFFFFFFFF))
+    except BaseException:
+        lc.llama_sampler_free(chain)
+        raise
+    return chain
+
+
+class Pieces:
+    """Token ids to bytes with llama.cpp's own detokenizer (control tokens render as nothing)."""
+
+    def __init__(self, lc: Any, vocab: Any):
+        self.lc, self.vocab = lc, vocab
+        self._buf = ctypes.create_string_buffer(256)
+
+    def __call__(self, tok: int) -> bytes:
+        lc, buf = self.lc, self._buf
+        n = lc.llama_token_to_piece(self.vocab, tok, buf, len(buf), 0, False)
+        if n < 0:  # buffer too small: -n is the size needed
+            buf = ctypes.create_string_buffer(-n)
+            n = lc.llama_token_to_piece(self.vocab, tok, buf, len(buf), 0, False)
+        return buf.raw[:n]
+
+
+class Sequence:
+    """The decoding state of one answer. `fast_grammar`: greedy under a grammar via GrammarGreedy."""
+
+    def __init__(self, lc: Any, vocab: Any, pieces: Pieces, options: DecodingOptions, *, n_prompt: int,
+                 max_new: int, on_token: Callable[[str], None] | None = None, task: TaskState | None = None,
+                 fast_grammar: bool = True, verbose: bool = False, t_start: float | None = None):
+        self.lc, self.vocab, self.pieces = lc, vocab, pieces
+        self.options, self.n_prompt, self.max_new = options, n_prompt, max_new
+        self.on_token, self.task = on_token, task
+        self.t_start = time.perf_counter() if t_start is None else t_start
+        self.t_first: float | None = None
+        self.n_gen = 0
+        self.reason: StopReason = "length"
+        self.done = False
+        self.fast: GrammarGreedy | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.scanner = StopScanner(options.stop)
+        self._fast_mode = options.grammar is not None and options.temperature == 0.0 and fast_grammar
+        if self._fast_mode:
+            self.sampler = grammar_sampler(lc, vocab, options.grammar, verbose)
+        else:
+            self.sampler = sampler_chain(lc, vocab, options, verbose)
+
+    def _emit(self, text: str) -> None:
+        if text and self.on_token is not None:
+            try:
+                self.on_token(text)
+            except BaseException as e:  # the caller's exception, not a model failure
+                raise CallbackError(e) from e
+
+    def sample(self, ctx: Any, idx: int) -> int:
+        """The next token from the logits of output row `idx` of the last decode (-1: the last row)."""
+        if self._fast_mode:
+            if self.fast is None:
+                self.fast = GrammarGreedy(self.lc, ctx, self.vocab, self.sampler)
+            return self.fast.sample(idx)
+        return self.lc.llama_sampler_sample(self.sampler, ctx, idx)
+
+    def accept(self, tok: int) -> bool:
+        """Take the sampled token; True when the sequence is finished (self.reason says why)."""
+        self.n_gen += 1
+        if self.t_first is None:
+            self.t_first = time.perf_counter()
+        if self.lc.llama_vocab_is_eog(self.vocab, tok):
+            return self.finish("eos")
+        self._emit(self.scanner.feed(self._decoder.decode(self.pieces(tok))))
+        if self.scanner.stopped:
+            return self.finish("stop")
+        if self.n_gen >= self.max_new:
+            return self.finish("length")
+        if self.task is not None and self.task.cancelled:
+            return self.finish("cancelled")
+        return False
+
+    def finish(self, reason: StopReason) -> bool:
+        """End the sequence now (releasing the held-back text unless a stop sequence cut it)."""
+        if not self.done:
+            self.done, self.reason = True, reason
+            if not self.scanner.stopped:
+                self._emit(self.scanner.feed(self._decoder.decode(b"", final=True)))
+                self._emit(self.scanner.finish())
+        return True
+
+    def result(self) -> Generation:
+        stats = make_stats(prompt_tokens=self.n_prompt, generated_tokens=self.n_gen, t_start=self.t_start,
+                           t_first=self.t_first, t_end=time.perf_counter(), stop_reason=self.reason)
+        return Generation(text=self.scanner.text, stats=stats)
+
+    def close(self) -> None:
+        if self.sampler is not None:
+            self.lc.llama_sampler_free(self.sampler)
+            self.sampler = None
