@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence as Sequence_
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat
+from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
 from domain_drafter.llm.amx import ModelParamsPatch, cpu_has_amx
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
 from domain_drafter.llm.grammar_sampler import GrammarGreedy
@@ -266,7 +266,9 @@ class LlamaCppBackend:
         if prompts:
             self.generate_stream(requests, lambda r, g: out.__setitem__(r.tag, g),
                                  n_slots=min(n_slots or len(prompts), len(prompts)), task=task)
-        return out  # type: ignore[return-value]
+        never = make_stats(prompt_tokens=0, generated_tokens=0, t_start=0.0, t_first=None, t_end=0.0,
+                           stop_reason="cancelled")
+        return [g if g is not None else Generation("", never) for g in out]  # None: cancelled before its turn
 
     def generate_candidates(self, prompt: str, n: int, options: DecodingOptions | Sequence_[DecodingOptions] = DecodingOptions(),
                             *, task: TaskState | None = None,
