@@ -1,18 +1,26 @@
 """The verdict: class badge (a link to its explanation), message, counterexample plan, ARE diff.
 
 The counterexample and the diff each get a whole tab, so that both fit without scrolling on a
-1280x800 screen; the tab that explains the verdict is brought forward.
+1280x800 screen; the tab that explains the verdict is brought forward. A proven difference
+(METHOD 6a) shows its distinguishing state there instead of the heuristic's plan: the prefix
+plan, the atoms that matter, what each domain does, and **Save as problem…**, which writes the
+counterexample problem beside the domain's problems (never over a file without asking).
+The texts come from the Qt-free `domain_drafter.proof_text`.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QListView,
+    QPushButton,
     QSizePolicy,
     QTableView,
     QTabWidget,
@@ -21,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from domain_drafter.core.classes import ResultClass
+from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.model import ActionSchema
 from domain_drafter.gui.code_editor import CodeEditor, Mark, MarkKind
 from domain_drafter.gui.colours import BadgeStyle, current_scheme
@@ -37,6 +46,8 @@ from domain_drafter.gui.presentation import (
     renaming_note,
 )
 from domain_drafter.planning.evaluate import EvaluationResult
+from domain_drafter.planning.proof_types import ProofCounterexample
+from domain_drafter.proof_text import free_problem_path, proof_headline, save_problem, state_view
 
 COUNTEREXAMPLE_TAB, DIFF_TAB = 0, 1
 
@@ -68,6 +79,116 @@ class ClassBadge(QLabel):
         if event.button() == Qt.MouseButton.LeftButton:
             self.clicked.emit(self.result_class)
         super().mousePressEvent(event)
+
+
+def _plain_label(name: str) -> QLabel:
+    """A wrapping, selectable label that shows its text as it is (the text may quote an LLM's atoms)."""
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _fit_to_rows(view: QListView) -> None:
+    """Cap a list's height at its content, so the labels under it stay close."""
+    rows = view.model().rowCount()
+    content = sum(max(view.sizeHintForRow(r), 1) for r in range(rows))
+    view.setMaximumHeight(content + 2 * view.frameWidth() + 6)
+
+
+class DistinguishingStateView(QWidget):
+    """Where a proof found the domains part: the prefix plan, the atoms, what each domain does; Save as problem…"""
+
+    problem_saved = Signal(object)   # the Path written
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("distinguishingState")
+        self.title = _plain_label("proofTitle")
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.plan_model = PlanStepListModel(parent=self)
+        self.plan_view = QListView()
+        self.plan_view.setObjectName("proofPlan")
+        self.plan_view.setModel(self.plan_model)
+        self.plan_view.setWordWrap(True)
+        self.plan_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.atoms = _plain_label("proofAtoms")
+        self.reference = _plain_label("proofReference")
+        self.generated = _plain_label("proofGenerated")
+        self.verdict = _plain_label("proofVerdict")
+        self.goal = _plain_label("proofGoal")
+        self.save_button = QPushButton("Save as problem…")
+        self.save_button.setObjectName("saveProblem")
+        self.save_button.setToolTip("Write this counterexample as a PDDL problem beside the domain's problems, "
+                                    "so later answers are checked on it too")
+        self.save_button.clicked.connect(self.ask_where_to_save)
+        self.saved = _plain_label("proofSaved")
+        save_row = QHBoxLayout()
+        save_row.addWidget(self.save_button)
+        save_row.addWidget(self.saved, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.title, self.plan_view, self.atoms, self.reference, self.generated, self.verdict,
+                       self.goal):
+            layout.addWidget(widget)
+        layout.addLayout(save_row)
+        layout.addStretch(1)   # the rows keep their own height; the rest stays empty below
+        self.counterexample: ProofCounterexample | None = None
+        self.action = ""
+        self.folder: Path | None = None
+        self.dialog: QFileDialog | None = None
+
+    def show_counterexample(self, cx: ProofCounterexample, action: str, folder: Path | None) -> None:
+        """`folder`: where Save as problem… proposes to write (the domain's problems/), or None."""
+        self.counterexample, self.action, self.folder = cx, action, folder
+        view = state_view(cx)
+        self.title.setText(view.title)
+        steps = [*view.prefix, view.step]
+        self.plan_model.set_plan(steps, len(steps) - 1, view.verdict)
+        self.plan_view.clearSelection()
+        _fit_to_rows(self.plan_view)
+        self.atoms.setText("Atoms that matter there: " + " ".join(view.atoms) if view.atoms else "")
+        self.atoms.setVisible(bool(view.atoms))
+        self.reference.setText(view.reference)
+        self.generated.setText(view.generated)
+        self.verdict.setText(view.verdict)
+        self.goal.setText(f"Goal of the counterexample problem: {' '.join(view.goal)}" if view.goal else "")
+        self.goal.setVisible(bool(view.goal))
+        self.saved.setText("")
+
+    def ask_where_to_save(self) -> None:
+        """A save dialog on a free name in the domain's problems/ folder (it asks before replacing a file)."""
+        if self.counterexample is None:
+            return
+        folder = self.folder if self.folder is not None and self.folder.is_dir() else Path.home()
+        dialog = QFileDialog(self, "Save the counterexample as a problem", str(folder), "PDDL problem (*.pddl)")
+        dialog.setObjectName("saveProblemDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setDefaultSuffix("pddl")
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.selectFile(str(free_problem_path(folder, self.counterexample, self.action)))
+        dialog.fileSelected.connect(self.write_problem)
+        self.dialog = dialog
+        dialog.open()
+
+    def write_problem(self, chosen: str) -> Path | None:
+        """Write the problem to `chosen`; an existing file only after the dialog asked (AcceptSave does)."""
+        if self.counterexample is None or not chosen:
+            return None
+        path = Path(chosen)
+        try:
+            written = save_problem(path, self.counterexample, overwrite=path.exists())
+        except DrafterError as err:
+            self.saved.setText(f"Not saved: {err.what}" + (f" ({err.hint})" if err.hint else ""))
+            return None
+        self.saved.setText(f"Saved as {written}")
+        self.problem_saved.emit(written)
+        return written
 
 
 class ResultPanel(QWidget):
@@ -110,6 +231,9 @@ class ResultPanel(QWidget):
         cx_layout.addWidget(self.plan_title)
         cx_layout.addWidget(self.plan_view, 1)
         cx_layout.addWidget(self.plan_reason)
+        self.proof_view = DistinguishingStateView()
+        self.problem_saved = self.proof_view.problem_saved
+        cx_layout.addWidget(self.proof_view, 1)
         cx_layout.addWidget(self.no_counterexample)
         cx_layout.addStretch(0)   # takes what the plan (capped at its own height) leaves
 
@@ -178,6 +302,7 @@ class ResultPanel(QWidget):
         layout.addWidget(self.hint, 1)
         self.result: EvaluationResult | None = None
         self._reference: ActionSchema | None = None
+        self._problems_folder: Path | None = None
         self._set_link()
         self.clear()
 
@@ -203,11 +328,14 @@ class ResultPanel(QWidget):
         """A line under the badge (e.g. the answer was edited since it was judged)."""
         self.message.setText(note)
 
-    def show_result(self, result: EvaluationResult, reference: ActionSchema) -> None:
+    def show_result(self, result: EvaluationResult, reference: ActionSchema,
+                    problems_folder: Path | None = None) -> None:
+        """`problems_folder`: the domain's problems/, where Save as problem… proposes to write."""
         self.result = result
         self._reference = reference
+        self._problems_folder = problems_folder
         self.badge.show_badge(badge_text(result), badge_style(result), result.result_class)
-        message = result.message
+        message = proof_headline(result.proof, result.equivalence) if result.proof is not None else result.message
         if result.error:
             message = f"No verdict: {result.error}"
         elif result.cached:
@@ -226,13 +354,24 @@ class ResultPanel(QWidget):
         """Redraw in the current scheme (after a light/dark switch)."""
         self._set_link()
         if self.result is not None and self._reference is not None:
-            self.show_result(self.result, self._reference)
+            self.show_result(self.result, self._reference, self._problems_folder)
         else:
             self.badge.show_badge(self.badge.text(), current_scheme().neutral_badge)
         for view in (self.reference_view, self.generated_view):
             view.refresh_colours()
 
     def _show_counterexample(self, result: EvaluationResult | None) -> bool:
+        proof = result.proof if result is not None else None
+        proven_cx = proof.counterexample if proof is not None else None
+        self.proof_view.setVisible(proven_cx is not None)
+        if proven_cx is not None and result is not None:
+            for widget in (self.plan_title, self.plan_view, self.plan_reason, self.no_counterexample):
+                widget.hide()
+            self.tabs.setTabEnabled(COUNTEREXAMPLE_TAB, True)
+            self.tabs.setTabText(COUNTEREXAMPLE_TAB, "Distinguishing state")
+            self.proof_view.show_counterexample(proven_cx, result.action, self._problems_folder)
+            return True
+        self.tabs.setTabText(COUNTEREXAMPLE_TAB, "Counterexample")
         cx = result.equivalence.counterexample if result is not None and result.equivalence else None
         self.tabs.setTabEnabled(COUNTEREXAMPLE_TAB, cx is not None)
         for widget in (self.plan_title, self.plan_view, self.plan_reason):
@@ -242,10 +381,13 @@ class ResultPanel(QWidget):
             self.plan_model.set_plan([])
             self.plan_title.setText("")
             self.plan_reason.setText("")
-            self.no_counterexample.setText(
-                "No counterexample: every plan of one domain is also a plan of the other."
-                if result is not None and result.equivalence is not None else
-                "A counterexample plan appears here when the answer is a Different domain.")
+            if proof is not None and proof.subclass is not None:
+                self.no_counterexample.setText(f"No counterexample. {proof_headline(proof, result.equivalence)}")
+            else:
+                self.no_counterexample.setText(
+                    "No counterexample: every plan of one domain is also a plan of the other."
+                    if result is not None and result.equivalence is not None else
+                    "A counterexample plan appears here when the answer is a Different domain.")
             return False
         row = failing_row(cx)
         reason = cx.validation.message if cx.validation is not None else cx.message
@@ -254,9 +396,7 @@ class ResultPanel(QWidget):
         self.plan_reason.setText(reason if cx.plan else cx.message)
         self.plan_view.setVisible(bool(cx.plan))
         self.plan_view.clearSelection()  # a selection would paint over the failing row's colour
-        rows = self.plan_model.rowCount()
-        content = sum(max(self.plan_view.sizeHintForRow(r), 1) for r in range(rows))
-        self.plan_view.setMaximumHeight(content + 2 * self.plan_view.frameWidth() + 6)
+        _fit_to_rows(self.plan_view)
         if row is not None:
             self.plan_view.scrollTo(self.plan_model.index(row, 0))
         return True

@@ -1,0 +1,127 @@
+"""How a proven verdict reads (METHOD 6a), as plain data for the GUI, the CLI and corrective feedback.
+
+No Qt here. `proof_headline` is the one line under the badge; `state_view` lays out the
+distinguishing state (the prefix plan, the atoms that matter, what each domain does);
+`feedback_text` says the same in sentences for the model; `free_problem_path` and
+`save_problem` turn a counterexample into a regression problem without overwriting a file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import UsageError
+from domain_drafter.planning.equivalence import EquivalenceReport
+from domain_drafter.planning.proof_types import ProofCounterexample, ProofMethod, ProofReport
+
+
+
+def proof_headline(proof: ProofReport | None, heuristic: EquivalenceReport | None = None) -> str:
+    """One line: how the verdict was established (empty when neither verdict was computed)."""
+    if proof is None:
+        if heuristic is None:
+            return ""
+        if heuristic.subclass is Subclass.EQUIVALENT:
+            return f"Equivalent (paper heuristic, no proof requested): {heuristic.message}"
+        return heuristic.message
+    if proof.error:
+        return f"No proof: {proof.error}"
+    if proof.subclass is Subclass.EQUIVALENT and not proof.proven:
+        said = heuristic.message if heuristic is not None and heuristic.subclass is Subclass.EQUIVALENT else ""
+        why = proof.reason or "the proof did not finish"
+        return f"Equivalent (heuristic: {said}; unproven: {why})" if said else f"Equivalent (unproven: {why})"
+    return proof.message
+
+
+def heuristic_disagrees(proof: ProofReport | None, heuristic: EquivalenceReport | None) -> bool:
+    """The paper's heuristic called it Equivalent, and the proof found a difference."""
+    return (proof is not None and heuristic is not None and heuristic.subclass is Subclass.EQUIVALENT
+            and proof.proven and proof.subclass not in (None, Subclass.EQUIVALENT))
+
+
+@dataclass(frozen=True)
+class StateView:
+    """The distinguishing state, laid out for reading."""
+
+    title: str                       # where: problem, after how many steps, which ground action
+    prefix: tuple[str, ...]          # the steps from the initial state to s
+    step: str                        # the ground action where the domains part
+    atoms: tuple[str, ...]           # the atoms of s that matter there
+    reference: str                   # "Reference domain: ..."
+    generated: str                   # "Generated domain: ..."
+    goal: tuple[str, ...]            # the constructed goal of the counterexample problem
+    verdict: str                     # which domain's plan it is, and why the other refuses it
+
+
+def state_view(cx: ProofCounterexample) -> StateView:
+    s = cx.state
+    steps = len(s.prefix)
+    where = "in the initial state" if not steps else f"after {steps} step{'' if steps == 1 else 's'}"
+    other = "generated" if cx.valid_in == "reference" else "reference"
+    failing = cx.generated_validation if other == "generated" else cx.reference_validation
+    return StateView(
+        title=f"On problem {s.problem}, {where}, {s.step} parts the two domains",
+        prefix=s.prefix, step=s.step, atoms=s.atoms,
+        reference=f"Reference domain: {s.reference}", generated=f"Generated domain: {s.generated}",
+        goal=cx.goal,
+        verdict=f"The plan is valid in the {cx.valid_in} domain only; in the {other} domain: {failing.message}")
+
+
+def method_note(proof: ProofReport) -> str:
+    """How far the proof went, in a few words (for a tooltip or a status line)."""
+    plural = "" if proof.problems == 1 else "s"
+    if proof.method is ProofMethod.EXPLORATION:
+        return f"{proof.states} reachable states of {proof.problems} problem{plural} explored"
+    if proof.method is ProofMethod.PLANNER:
+        return "decided by a planner on the witness task: " + (proof.reason or "no difference is reachable")
+    if proof.method is ProofMethod.SHORTCUT:
+        return proof.reason or "the actions are equal up to renaming, order and duplicates"
+    return proof.reason or "the proof did not finish"
+
+
+def feedback_text(cx: ProofCounterexample, action: str) -> str:
+    """The distinguishing state in words, for corrective feedback to the model."""
+    s = cx.state
+    lines = [f"Your '{action}' action differs from the intended one on problem {s.problem}."]
+    if s.prefix:
+        lines.append("After the steps " + " ".join(s.prefix) + ",")
+    else:
+        lines.append("In the initial state,")
+    if s.atoms:
+        lines.append("where " + " ".join(s.atoms) + (" holds," if len(s.atoms) == 1 else " hold,"))
+    lines.append(f"the step {s.step} should do this: {s.reference}.")
+    lines.append(f"Your action does this instead: {s.generated}.")
+    return " ".join(lines)
+
+
+def free_problem_path(folder: Path, cx: ProofCounterexample, action: str) -> Path:
+    """A file name in `folder` that no file has yet: cx-<action>-<problem>-NN.pddl."""
+    stem = "cx-" + _slug(f"{action}-{cx.state.problem}")
+    for number in range(1, 10_000):
+        path = folder / f"{stem}-{number:02d}.pddl"
+        if not path.exists():
+            return path
+    raise UsageError(f"no free file name for the counterexample in {folder}", where=folder)
+
+
+def save_problem(path: Path, cx: ProofCounterexample, *, overwrite: bool = False) -> Path:
+    """Write the counterexample problem as PDDL; an existing file is kept unless `overwrite` (asked first)."""
+    text = cx.problem_pddl if cx.problem_pddl.endswith("\n") else cx.problem_pddl + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w" if overwrite else "x", encoding="utf-8") as f:
+            f.write(text)
+    except FileExistsError:
+        raise UsageError(f"{path.name} exists already and was kept", where=path,
+                         hint="choose another name, or confirm replacing it") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write the problem: {exc.strerror}", where=path,
+                         hint="choose a folder you can write to") from None
+    return path
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "problem"

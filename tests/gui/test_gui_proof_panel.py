@@ -1,0 +1,155 @@
+"""The result panel's proven verdicts (issue 14 item 8), on real evaluations: the distinguishing state of a
+difference the paper's heuristic misses, Save as problem… into the domain's problems/ (a free name each
+time, never over a file), and the proven or unproven Equivalent in words. The texts are Qt-free
+(domain_drafter.proof_text) and tested here too."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from PySide6.QtCore import Qt
+
+from domain_drafter.core.bundle import load_bundle_path
+from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import UsageError
+from domain_drafter.core.reader import read_problem
+from domain_drafter.gui.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
+from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
+from domain_drafter.planning.kstar import KStarPlanner
+from domain_drafter.planning.plan_cache import PlanCache
+from domain_drafter.planning.proof_types import ProofMethod
+from domain_drafter.planning.validator import PlanValidator, read_plan
+from domain_drafter.proof_text import (feedback_text, free_problem_path, proof_headline, save_problem,
+                                       state_view)
+
+# pack-first that also re-adds (unpacked ?item): the packed item stays unpacked in D'. The heuristic
+# calls it Equivalent (no top-k plan passes where it matters); the proof parts the domains at once.
+STAYS_UNPACKED = ("(:action pack-first :parameters (?item - item) :precondition (and (box-empty)) :effect (and "
+                  "(packed ?item) (nothing-above ?item) (not (box-empty)) (not (unpacked ?item)) (unpacked ?item)))")
+# pick-up that also deletes (on ?x ?x), which no reachable state holds: equivalent, but not equal as text
+# and no shortcut's case, so only the exploration proves it.
+HARMLESS_DELETE = ("(:action pick-up :parameters (?x - block) :precondition (and (clear ?x) (ontable ?x) "
+                   "(handempty)) :effect (and (holding ?x) (not (ontable ?x)) (not (clear ?x)) (not (handempty)) "
+                   "(not (on ?x ?x))))")
+
+
+@pytest.fixture(scope="module")
+def judge(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("proof-panel")
+    planner = KStarPlanner()
+    plans = PlanCache(planner, folder / "plans")
+
+    def evaluate(bundle, action, answer, **options):
+        opts = EvaluationOptions(equivalence=EquivalenceMode.PROVEN, paper_too=True, **options)
+        with Evaluator(opts, planner=planner, plan_cache=plans, verdicts=VerdictCache(folder / "v.sqlite")) as ev:
+            return ev.evaluate(bundle, action, answer)
+    return evaluate
+
+
+@pytest.fixture()
+def heavy_pack(tmp_path, bundles):
+    """A copy of heavy-pack, so that saving into its problems/ leaves the bundled domain alone."""
+    folder = tmp_path / "heavy-pack"
+    shutil.copytree(bundles["heavy-pack"].folder, folder)
+    return load_bundle_path(folder)
+
+
+def test_a_difference_the_heuristic_misses_shows_its_distinguishing_state(qtbot, heavy_pack, judge):
+    result = judge(heavy_pack, "pack-first", STAYS_UNPACKED)
+    assert result.equivalence.subclass is Subclass.EQUIVALENT          # the paper's verdict
+    assert result.proof.proven and result.subclass in (Subclass.NP_APP, Subclass.OP_APP)
+    cx = result.proof.counterexample
+    panel = ResultPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.show_result(result, heavy_pack.domain.action("pack-first"), heavy_pack.folder / "problems")
+    assert panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Distinguishing state"
+    assert panel.tabs.currentIndex() == COUNTEREXAMPLE_TAB and panel.tabs.isTabEnabled(COUNTEREXAMPLE_TAB)
+    view = panel.proof_view
+    assert view.isVisible() and not panel.plan_view.isVisible()
+    model = view.plan_model
+    assert model.rowCount() == len(cx.state.prefix) + 1 and model.failing_row == len(cx.state.prefix)
+    assert cx.state.step in model.data(model.index(model.failing_row, 0))
+    assert view.atoms.text() == "Atoms that matter there: " + " ".join(cx.state.atoms) and cx.state.atoms
+    assert view.reference.text() == f"Reference domain: {cx.state.reference}"
+    assert view.generated.text() == f"Generated domain: {cx.state.generated}"
+    assert f"valid in the {cx.valid_in} domain only" in view.verdict.text()
+    assert panel.message.text().startswith(f"{result.subclass.value}, proven")
+
+
+def test_save_as_problem_writes_a_regression_problem_and_never_overwrites(qtbot, heavy_pack, judge):
+    result = judge(heavy_pack, "pack-first", STAYS_UNPACKED)
+    cx = result.proof.counterexample
+    problems = heavy_pack.folder / "problems"
+    before = sorted(p.name for p in problems.iterdir())
+    panel = ResultPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.show_result(result, heavy_pack.domain.action("pack-first"), problems)
+    saved = []
+    for _ in range(2):
+        qtbot.mouseClick(panel.proof_view.save_button, Qt.MouseButton.LeftButton)
+        dialog = panel.proof_view.dialog
+        assert dialog is not None and dialog.isVisible()
+        proposed = dialog.selectedFiles()[0]
+        assert proposed.startswith(str(problems)) and not (problems / proposed).exists()
+        with qtbot.waitSignal(panel.problem_saved, timeout=5000) as blocker:
+            dialog.accept()
+        saved.append(blocker.args[0])
+        assert panel.proof_view.saved.text() == f"Saved as {blocker.args[0]}"
+    assert saved[0] != saved[1] and [p.read_text() for p in saved] == [cx.problem_pddl.rstrip("\n") + "\n"] * 2
+    assert sorted(p.name for p in problems.iterdir()) == sorted(before + [p.name for p in saved])
+    # the saved problem is one of the domain's problems now, and the counterexample plan holds on it
+    reloaded = load_bundle_path(heavy_pack.folder)
+    added = next(p for p in reloaded.problems if p.path == saved[0])
+    plan = read_plan("\n".join(cx.plan))
+    one = PlanValidator(reloaded.domain, added.problem).validate(plan).valid
+    assert one is (cx.valid_in == "reference")
+    with pytest.raises(UsageError, match="exists already"):
+        save_problem(saved[0], cx)
+    assert saved[0].read_text() == cx.problem_pddl.rstrip("\n") + "\n"
+
+
+def test_a_proven_equivalence_says_how_many_states_were_compared(qtbot, bundles, judge):
+    bundle = bundles["blocksworld"]
+    result = judge(bundle, "pick-up", HARMLESS_DELETE)
+    proof = result.proof
+    assert result.subclass is Subclass.EQUIVALENT and proof.proven and proof.method is ProofMethod.EXPLORATION
+    headline = proof_headline(proof, result.equivalence)
+    assert headline == f"Equivalent, proven: {proof.states} reachable states of 2 problems compared"
+    assert proof.states > 2
+    panel = ResultPanel()
+    qtbot.addWidget(panel)
+    panel.show_result(result, bundle.domain.action("pick-up"), bundle.folder / "problems")
+    assert panel.message.text() == headline
+    assert not panel.tabs.isTabEnabled(COUNTEREXAMPLE_TAB) and panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Counterexample"
+    assert panel.no_counterexample.text() == f"No counterexample. {headline}"
+
+
+def test_an_unfinished_proof_says_heuristic_and_why(qtbot, bundles, judge):
+    bundle = bundles["blocksworld"]
+    result = judge(bundle, "pick-up", HARMLESS_DELETE, state_budget=1, proof_time_limit_s=0.0,
+                   use_verdict_cache=False)
+    proof = result.proof
+    assert proof.method is ProofMethod.HEURISTIC and not proof.proven and proof.reason
+    headline = proof_headline(proof, result.equivalence)
+    assert headline == f"Equivalent (heuristic: {result.equivalence.message}; unproven: {proof.reason})"
+    panel = ResultPanel()
+    qtbot.addWidget(panel)
+    panel.show_result(result, bundle.domain.action("pick-up"))
+    assert panel.message.text() == headline
+
+
+def test_state_view_and_feedback_say_where_the_domains_part(heavy_pack, judge):
+    cx = judge(heavy_pack, "pack-first", STAYS_UNPACKED).proof.counterexample
+    view = state_view(cx)
+    where = "in the initial state" if not cx.state.prefix else f"after {len(cx.state.prefix)} step"
+    assert view.title.startswith(f"On problem {cx.state.problem}, {where}")
+    assert view.title.endswith(f"{cx.state.step} parts the two domains")
+    text = feedback_text(cx, "pack-first")
+    assert text.startswith(f"Your 'pack-first' action differs from the intended one on problem {cx.state.problem}.")
+    assert cx.state.reference in text and cx.state.generated in text and cx.state.step in text
+    path = free_problem_path(heavy_pack.folder / "problems", cx, "pack-first")
+    assert path.name == f"cx-pack-first-{cx.state.problem}-01.pddl"
+    assert read_problem(cx.problem_pddl).objects          # a complete problem, as PDDL
