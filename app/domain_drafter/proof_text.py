@@ -82,19 +82,15 @@ def method_note(proof: ProofReport) -> str:
     return proof.reason or "the proof did not finish"
 
 
-def feedback_text(cx: ProofCounterexample, action: str) -> str:
-    """The distinguishing state in words, for corrective feedback to the model."""
+def feedback_text(cx: ProofCounterexample) -> str:
+    """The distinguishing state in words, as a clause for corrective feedback ("... is not right: <this>")."""
     s = cx.state
-    lines = [f"Your '{action}' action differs from the intended one on problem {s.problem}."]
-    if s.prefix:
-        lines.append("After the steps " + " ".join(s.prefix) + ",")
-    else:
-        lines.append("In the initial state,")
+    where = f"after the steps {' '.join(s.prefix)}" if s.prefix else "in the initial state"
+    holds = ""
     if s.atoms:
-        lines.append("where " + " ".join(s.atoms) + (" holds," if len(s.atoms) == 1 else " hold,"))
-    lines.append(f"the step {s.step} should do this: {s.reference}.")
-    lines.append(f"Your action does this instead: {s.generated}.")
-    return " ".join(lines)
+        holds = f", where {' '.join(s.atoms)} hold{'s' if len(s.atoms) == 1 else ''}"
+    return (f"on problem {s.problem}, {where}{holds}, the step {s.step} should do this: {s.reference}; "
+            f"your action does this instead: {s.generated}.")
 
 
 def free_problem_path(folder: Path, cx: ProofCounterexample, action: str) -> Path:

@@ -14,6 +14,7 @@ from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import UsageError
 from domain_drafter.core.reader import read_problem
+from domain_drafter.drafting.loop import Feedback, diagnostic_for
 from domain_drafter.gui.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
 from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
@@ -142,14 +143,18 @@ def test_an_unfinished_proof_says_heuristic_and_why(qtbot, bundles, judge):
 
 
 def test_state_view_and_feedback_say_where_the_domains_part(heavy_pack, judge):
-    cx = judge(heavy_pack, "pack-first", STAYS_UNPACKED).proof.counterexample
+    result = judge(heavy_pack, "pack-first", STAYS_UNPACKED)
+    cx = result.proof.counterexample
     view = state_view(cx)
     where = "in the initial state" if not cx.state.prefix else f"after {len(cx.state.prefix)} step"
     assert view.title.startswith(f"On problem {cx.state.problem}, {where}")
     assert view.title.endswith(f"{cx.state.step} parts the two domains")
-    text = feedback_text(cx, "pack-first")
-    assert text.startswith(f"Your 'pack-first' action differs from the intended one on problem {cx.state.problem}.")
+    text = feedback_text(cx)
+    assert text.startswith(f"on problem {cx.state.problem}, {where}")
     assert cx.state.reference in text and cx.state.generated in text and cx.state.step in text
+    # corrective feedback: the state in words with --feedback plans; nothing of the reference with checks
+    assert diagnostic_for(result, Feedback.PLANS) == text
+    assert diagnostic_for(result, Feedback.CHECKS) is None
     path = free_problem_path(heavy_pack.folder / "problems", cx, "pack-first")
     assert path.name == f"cx-pack-first-{cx.state.problem}-01.pddl"
     assert read_problem(cx.problem_pddl).objects          # a complete problem, as PDDL

@@ -24,7 +24,7 @@ class Feedback(enum.Enum):
     """What a corrective round may tell the model."""
 
     CHECKS = "checks"   # syntax, semantic and NoPlan findings only: nothing of the reference leaks
-    PLANS = "plans"     # also the counterexample plan of NPApp / OPApp
+    PLANS = "plans"     # also the counterexample of NPApp / OPApp (the proof's distinguishing state, if any)
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,10 @@ def diagnostic_for(result: EvaluationResult, feedback: Feedback) -> str | None:
     if result.subclass is Subclass.NO_PLAN:
         return ("with this action, the planner finds no plan for a problem of the domain that should be "
                 "solvable; some precondition can never be met or an effect is missing.")
+    if feedback is Feedback.PLANS and result.proof is not None and result.proof.counterexample is not None:
+        from domain_drafter.proof_text import feedback_text
+
+        return feedback_text(result.proof.counterexample)   # the distinguishing state, in words
     if feedback is Feedback.PLANS and result.equivalence and result.equivalence.counterexample:
         cx = result.equivalence.counterexample
         plan = " ".join(cx.plan)
