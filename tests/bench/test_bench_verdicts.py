@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 from bench_helpers import write_spec
 
+from domain_drafter.bench.figures import write_figures
 from domain_drafter.bench.importer import import_answers
 from domain_drafter.bench.rejudge import rejudge
 from domain_drafter.bench.report import write_report
@@ -93,7 +94,7 @@ def rows_of(system, verdicts):
                       sub, None, paper, proof, proven) for i, (sub, paper, proof, proven) in enumerate(verdicts)]
 
 
-def test_heuristic_equivalents_split_into_proven_different_and_unfinished():
+def test_heuristic_equivalents_split_into_proven_different_and_unfinished(tmp_path):
     data = rows_of("a", [("Equivalent", "Equivalent", "Equivalent", True),
                          ("NPApp", "Equivalent", "NPApp", True),
                          ("OPApp", "Equivalent", "OPApp", True),
@@ -108,6 +109,11 @@ def test_heuristic_equivalents_split_into_proven_different_and_unfinished():
     assert f"| {PAPER_EQUIVALENT} | 66.67 (4) | 12.34 |" in markdown   # the paper's Equivalent is a heuristic one
     assert f"| {PROVEN_EQUIVALENT} | 16.67 (1) |  |" in markdown
     assert to_csv(table).splitlines()[-1] == f"{UNPROVEN},16.67,1"
+    names = {p.name for p in write_figures(Results(tuple(data), ("a",), {}, 0), tmp_path / "with")}
+    assert {"fig-equivalence-proof.png", "fig-equivalence-proof.svg"} <= names
+    paper_only = rows_of("a", [("Equivalent", "Equivalent", None, None)])
+    names = {p.name for p in write_figures(Results(tuple(paper_only), ("a",), {}, 0), tmp_path / "without")}
+    assert len(names) == 10 and not any("proof" in n for n in names)
 
 
 def old_file(path, result: dict):

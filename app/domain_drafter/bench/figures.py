@@ -1,14 +1,16 @@
 """The benchmark's figures (METHOD 8) with matplotlib's Agg backend, each as PNG and SVG.
 
 class shares per system; Different-domain subclasses per system; class shares vs model size;
-classes per description class per system; ARE histogram split by class per system.
+classes per description class per system; ARE histogram split by class per system; and, where
+the file holds proofs, Equivalent by the paper's heuristic beside proven (and proven different).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from domain_drafter.bench.table import ERROR_LABEL, Results, Table, build_table
+from domain_drafter.bench.table import (ERROR_LABEL, PAPER_EQUIVALENT, PROVEN_DIFFERENT, PROVEN_EQUIVALENT, UNPROVEN,
+                                        Results, Table, build_table)
 
 CLASSES = ("Syntax error", "Semantic error", "Different domain", "Equivalent")
 TOTAL_LABEL = {"Syntax error": "Syntax total", "Semantic error": "Semantic total",
@@ -142,9 +144,34 @@ def are_histogram(results: Results, out: Path) -> list[Path]:
     return _save(fig, out, "fig-are-histogram")
 
 
+PROOF_COLOURS = {PAPER_EQUIVALENT: "#a9dfbf", PROVEN_EQUIVALENT: "#27ae60", PROVEN_DIFFERENT: "#c0392b",
+                 UNPROVEN: "#7f8c8d"}
+
+
+def equivalence_proof(table: Table, out: Path) -> list[Path]:
+    """Per system: Equivalent by the paper's heuristic, proven, and heuristic ones proven different."""
+    plt = _pyplot()
+    labels = [label for label in PROOF_COLOURS if label in table.proof_labels]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(table.systems), 4))
+    width = 0.8 / len(labels)
+    for i, label in enumerate(labels):
+        xs = [j + (i - (len(labels) - 1) / 2) * width for j in range(len(table.systems))]
+        values = [table.percent(label, s) for s in table.systems]
+        bars = ax.bar(xs, values, width, color=PROOF_COLOURS[label], label=label)
+        ax.bar_label(bars, [str(table.counts.get((label, s), 0)) for s in table.systems], fontsize=7)
+    ax.set_xticks(range(len(table.systems)), table.systems, rotation=20)
+    ax.set_ylabel("% of answers (count on the bars)")
+    ax.set_title("Equivalent: the paper's heuristic vs the proof")
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1), frameon=False, fontsize=8)
+    return _save(fig, out, "fig-equivalence-proof")
+
+
 def write_figures(results: Results, out: Path, table: Table | None = None) -> list[Path]:
-    """All five figures as PNG and SVG in `out`; returns the files."""
+    """The five figures (six with proofs) as PNG and SVG in `out`; returns the files."""
     table = table or build_table(results)
     out.mkdir(parents=True, exist_ok=True)
-    return [*class_shares(table, out), *different_subclasses(table, out), *shares_vs_size(table, results.sizes, out),
-            *per_description_class(results, out), *are_histogram(results, out)]
+    files = [*class_shares(table, out), *different_subclasses(table, out), *shares_vs_size(table, results.sizes, out),
+             *per_description_class(results, out), *are_histogram(results, out)]
+    if table.proof_labels:
+        files += equivalence_proof(table, out)
+    return files
