@@ -20,7 +20,7 @@ from typing import Callable
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
 from domain_drafter.bench.store import ResultsStore
 from domain_drafter.bench.worker import EvaluationJob, evaluate_job
-from domain_drafter.core.errors import UsageError
+from domain_drafter.core.errors import ModelError, UsageError
 from domain_drafter.core.tasks import Cancelled, TaskState
 
 CLASS_NAMES = ("Syntax error", "Semantic error", "Different domain", "Equivalent")
@@ -197,6 +197,12 @@ def run_experiment(spec: ExperimentSpec, out: str | Path, *, resume: bool = Fals
             except Cancelled:
                 cancelled = True
                 evaluations.drain(task)
+            except ModelError as exc:   # e.g. an endpoint still failing after its retries
+                evaluations.drain(task)
+                report("stopped: the model failed")
+                raise ModelError(exc.what, where=exc.where,
+                                 hint=(exc.hint + "; " if exc.hint else "") + "the answers so far are kept and "
+                                 "the remaining tasks are pending: fix the cause, then run again with --resume") from exc
             cancelled = cancelled or bool(task and task.cancelled)
         if not cancelled and store.count("evaluated") == total:
             store.finish_run(run_id)
@@ -212,7 +218,8 @@ def _class_counts(store: ResultsStore) -> dict[str, int]:
 
 
 def _generate_model(spec, model, pending, store, evaluations, state, report, task) -> None:
-    """Load `model` once and write the answers of its pending tasks in a row."""
+    """Load `model` once and write the answers of its pending tasks: `spec.batch` in flight at a time
+    where the backend decodes batches (llama.cpp), else in a row."""
     from domain_drafter.core.bundle import load_bundle, load_bundled
     from domain_drafter.core.descriptions import DescriptionClass
     from domain_drafter.core.prompt import build_prompt, load_template
@@ -223,39 +230,78 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
     bundles = {name: load_bundle(name) for name in {r["domain"] for r in pending}}
     pool = list({b.name: b for b in [*load_bundled(), *bundles.values()]}.values())
     grammars: dict[tuple[str, str], str] = {}
+
+    def prepared(row):
+        """The row's prompt and decoding options."""
+        bundle = bundles[row["domain"]]
+        cls = DescriptionClass.parse(row["description_class"])
+        decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
+        prompt = build_prompt(bundle, row["action"], pool, cls, row["seed"], spec.examples, template)
+        if row["grammar"]:
+            ident = (bundle.name, row["action"])
+            if ident not in grammars:
+                grammars[ident] = ActionGrammar(bundle.domain, row["action"], lock_signature=True).to_gbnf()
+            decoding = replace(decoding, grammar=grammars[ident])
+        return prompt, decoding
+
+    def store_answer(row, prompt, generation, backend, batch: int) -> None:
+        store.store_generation(row["key"], generation.text, _prompt_record(prompt),
+                               {"backend": backend.name, "prompt_format": model.prompt_format, "batch": batch,
+                                "stats": generation.stats.__dict__})
+        evaluations.submit(row["key"], row["domain"], row["action"], generation.text)
+        written(row)
+
+    def written(row) -> None:
+        state["generated"] += 1
+        state["generated_now"] += 1
+        evaluations.harvest(0.0)
+        report(f"{model.name}: {row['domain']}/{row['action']}")
+
     corrective = _CorrectiveDrafts(spec, pool, template) if spec.retries > 0 else None
     with open_backend(model, spec) as backend:
         try:
+            if corrective is None and spec.batch > 1 and hasattr(backend, "generate_stream"):
+                _generate_batched(backend, spec.batch, pending, prepared, store_answer, evaluations, task)
+                return
             for row in pending:
                 if task is not None:
                     task.check_cancelled()
-                bundle = bundles[row["domain"]]
-                cls = DescriptionClass.parse(row["description_class"])
-                decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
                 if corrective is not None:
+                    bundle = bundles[row["domain"]]
+                    cls = DescriptionClass.parse(row["description_class"])
+                    decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
                     corrective.run(row, bundle, cls, decoding, backend, store, evaluations, task)
-                else:
-                    prompt = build_prompt(bundle, row["action"], pool, cls, row["seed"], spec.examples, template)
-                    if row["grammar"]:
-                        ident = (bundle.name, row["action"])
-                        if ident not in grammars:
-                            grammars[ident] = ActionGrammar(bundle.domain, row["action"],
-                                                            lock_signature=True).to_gbnf()
-                        decoding = replace(decoding, grammar=grammars[ident])
-                    generation = backend.generate(prompt.text, decoding, task=task,
-                                                  on_token=evaluations.harvest_now_and_then)
-                    if generation.stats.stop_reason == "cancelled":
-                        raise Cancelled()
-                    store.store_generation(row["key"], generation.text, _prompt_record(prompt),
-                                           {"backend": backend.name, "stats": generation.stats.__dict__})
-                    evaluations.submit(row["key"], row["domain"], row["action"], generation.text)
-                state["generated"] += 1
-                state["generated_now"] += 1
-                evaluations.harvest(0.0)
-                report(f"{model.name}: {row['domain']}/{row['action']}")
+                    written(row)
+                    continue
+                prompt, decoding = prepared(row)
+                generation = backend.generate(prompt.text, decoding, task=task,
+                                              on_token=evaluations.harvest_now_and_then)
+                if generation.stats.stop_reason == "cancelled":
+                    raise Cancelled()
+                store_answer(row, prompt, generation, backend, 1)
         finally:
             if corrective is not None:
                 corrective.close()
+
+
+def _generate_batched(backend, batch, pending, prepared, store_answer, evaluations, task) -> None:
+    """`batch` answers in flight in one llama.cpp batch; a finished slot takes the next task at once.
+    Answers cut off by a cancel are not stored: their tasks stay pending for --resume."""
+    from domain_drafter.llm.batch import BatchRequest
+
+    def requests():
+        for row in pending:
+            prompt, decoding = prepared(row)
+            yield BatchRequest(prompt.text, decoding, (row, prompt), None, evaluations.harvest_now_and_then)
+
+    def on_done(request, generation) -> None:
+        if generation.stats.stop_reason != "cancelled":
+            row, prompt = request.tag
+            store_answer(row, prompt, generation, backend, batch)
+
+    backend.generate_stream(requests(), on_done, n_slots=batch, task=task)
+    if task is not None:
+        task.check_cancelled()
 
 
 class _CorrectiveDrafts:

@@ -23,10 +23,13 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
+# Answers in flight per llama.cpp batch: see tests/perf/test_batch_perf.py for the measurements.
+DEFAULT_BATCH = 4
+
 _MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env", "prompt_format"}
 _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", "first_seed", "examples", "k",
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
-             "reuse_prompt_cache", "models", "equivalence"}
+             "reuse_prompt_cache", "batch", "models", "equivalence"}
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class ExperimentSpec:
     n_ctx: int = 4096
     threads: int | None = None
     reuse_prompt_cache: bool = True
+    batch: int = DEFAULT_BATCH        # answers decoded together by llama.cpp (same answers as one at a time)
     description: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,9 +83,9 @@ class ExperimentSpec:
 
     @property
     def fingerprint(self) -> str:
-        """Changes whenever the set of tasks or how they are judged changes (workers, threads do not count)."""
+        """Changes whenever the set of tasks or how they are judged changes (workers, threads, batch do not count)."""
         data = self.to_dict()
-        for key in ("workers", "threads", "description"):
+        for key in ("workers", "threads", "batch", "description"):
             data.pop(key, None)
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -207,7 +211,7 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> Exp
     for key, kind in (("prompts_per_action", int), ("first_seed", int), ("examples", int), ("k", int),
                       ("time_limit_s", float), ("retries", int), ("workers", int), ("max_tokens", int),
                       ("n_ctx", int), ("threads", int), ("reuse_prompt_cache", bool), ("feedback", str),
-                      ("equivalence", str)):
+                      ("equivalence", str), ("batch", int)):
         if key in data:
             value = data[key]
             if kind is float and isinstance(value, int):
@@ -215,8 +219,8 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> Exp
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 fail(f"'{key}' must be {kind.__name__}, not {value!r}")
             fields[key] = value
-    if fields.get("prompts_per_action", 1) < 1 or fields.get("workers", 1) < 1:
-        fail("prompts_per_action and workers must be at least 1")
+    if fields.get("prompts_per_action", 1) < 1 or fields.get("workers", 1) < 1 or fields.get("batch", 1) < 1:
+        fail("prompts_per_action, workers and batch must be at least 1")
     if fields.get("feedback", "checks") not in ("checks", "plans"):
         fail("feedback must be 'checks' or 'plans'")
     if fields.get("equivalence", "proven") not in ("proven", "paper"):

@@ -94,7 +94,7 @@ class BatchDecoder:
     def _eval_prompt(self, slot: _Slot, tokens: list[int], task: TaskState | None) -> bool:
         """Evaluate `tokens` into the slot's stream (keeping shared whole chunks); the last row holds logits."""
         keep = 0
-        for a, b in zip(slot.cached, tokens):
+        for a, b in zip(slot.cached if self.backend._reuse else (), tokens):
             if a != b:
                 break
             keep += 1

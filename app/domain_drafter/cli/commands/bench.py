@@ -25,6 +25,8 @@ def _apply_overrides(spec, args: argparse.Namespace):
         changes["classes"] = tuple(c.strip().lower() for c in args.classes.split(",") if c.strip())
     if args.name:
         changes["name"] = args.name
+    if getattr(args, "batch", None) is not None:
+        changes["batch"] = args.batch
     return spec.with_overrides(**changes) if changes else spec
 
 
@@ -119,6 +121,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--domains", help="comma-separated domains instead of the spec's")
     p.add_argument("--classes", help="comma-separated description classes instead of the spec's")
     p.add_argument("--name", help="experiment name instead of the spec's")
+    p.add_argument("--batch", type=int, default=None, help="answers decoded together by llama.cpp (default: the spec's)")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop cleanly after this long (the answer being written is dropped); --resume continues")
     p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")

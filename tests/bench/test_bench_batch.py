@@ -1,0 +1,74 @@
+"""`bench run --batch B` (issue 16 item 4): B answers in flight in one llama.cpp batch on the tiny model.
+
+The answers must be those of a one-at-a-time run (greedy decoding is batch-independent); a stop
+mid-batch stores only finished answers (the rest stay pending) and --resume completes the run.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from bench_helpers import write_spec
+
+from domain_drafter.bench.runner import run_experiment
+from domain_drafter.bench.spec import load_spec
+from domain_drafter.cli import main
+from domain_drafter.core.tasks import TaskState
+
+DOMAINS = '["blocksworld"]'
+
+
+def answers(db_path) -> dict[str, str]:
+    with sqlite3.connect(db_path) as db:
+        return dict(db.execute("SELECT key, answer FROM tasks"))
+
+
+def generation_meta(db_path) -> list[dict]:
+    with sqlite3.connect(db_path) as db:
+        return [json.loads(g) for (g,) in db.execute("SELECT generation FROM tasks WHERE generation IS NOT NULL")]
+
+
+def test_batched_run_stores_the_one_at_a_time_answers(tmp_path, tiny_model, private_cache):
+    spec = write_spec(tmp_path / "b.toml", tiny_model, domains=DOMAINS, prompts=2, extra='grammar = [false, true]')
+    one, three = tmp_path / "one.sqlite", tmp_path / "three.sqlite"
+    assert main(["bench", "run", str(spec), "--out", str(one), "--batch", "1", "--plain"]) in (0, 1)
+    assert main(["bench", "run", str(spec), "--out", str(three), "--batch", "3", "--plain"]) in (0, 1)
+    a1, a3 = answers(one), answers(three)
+    assert len(a1) == 16 and all(a1.values())
+    assert a3 == a1
+    assert {m["batch"] for m in generation_meta(one)} == {1} and {m["batch"] for m in generation_meta(three)} == {3}
+    assert {m["prompt_format"] for m in generation_meta(three)} == {"completion"}
+    with sqlite3.connect(three) as db:
+        (recorded,) = db.execute("SELECT spec FROM runs").fetchone()
+    assert json.loads(recorded)["batch"] == 3   # the run's spec record says how it was generated
+
+
+def test_batch_is_not_part_of_the_fingerprint_and_defaults_from_the_spec(tmp_path, tiny_model):
+    spec = load_spec(write_spec(tmp_path / "f.toml", tiny_model, extra="batch = 2"))
+    assert spec.batch == 2
+    assert spec.fingerprint == spec.with_overrides(batch=8).fingerprint
+
+
+def test_a_stop_mid_batch_leaves_unfinished_tasks_pending_and_resume_completes(tmp_path, tiny_model, private_cache):
+    spec = load_spec(write_spec(tmp_path / "s.toml", tiny_model, domains=DOMAINS, prompts=3, max_tokens=64))
+    spec = spec.with_overrides(batch=3)
+    out = tmp_path / "stopped.sqlite"
+    task = TaskState()
+
+    def stop_after_four(progress) -> None:
+        if progress.generated >= 4:
+            task.cancel()
+
+    summary = run_experiment(spec, out, task=task, on_progress=stop_after_four)
+    assert summary.cancelled
+    with sqlite3.connect(out) as db:
+        statuses = dict(db.execute("SELECT status, COUNT(*) FROM tasks GROUP BY status"))
+        assert db.execute("SELECT COUNT(*) FROM tasks WHERE status = 'pending' AND answer IS NOT NULL"
+                          ).fetchone() == (0,)
+    assert 4 <= 12 - statuses.get("pending", 0) < 12
+    summary = run_experiment(spec, out, resume=True)
+    assert summary.evaluated == 12 and not summary.cancelled
+    sequential = tmp_path / "sequential.sqlite"
+    run_experiment(spec.with_overrides(batch=1), sequential)
+    assert answers(out) == answers(sequential)
