@@ -113,3 +113,17 @@ def test_installed_path_finds_a_model_by_its_file_name(tmp_path):
     assert installed_path(model, entries) == tmp_path / "m.Q4.gguf"
     assert installed_path(embedded, entries) == tmp_path / "e.gguf"
     assert installed_path(model, entries[:1]) is None
+
+
+def test_a_catalogue_name_resolves_to_the_downloaded_file(tmp_path, monkeypatch, config_home):
+    from domain_drafter.llm.models import resolve_model, user_models_dir
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
+    with pytest.raises(ModelError) as info:
+        resolve_model("qwen2.5-coder-1.5b")
+    assert "not downloaded yet" in info.value.message and "models pull qwen2.5-coder-1.5b" in info.value.message
+    folder = user_models_dir()
+    folder.mkdir(parents=True)
+    target = folder / load_catalogue().get("qwen2.5-coder-1.5b").file_name
+    target.write_bytes(b"GGUF")          # resolving only finds the file; loading would check it
+    assert resolve_model("qwen2.5-coder-1.5b") == target

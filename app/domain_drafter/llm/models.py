@@ -277,10 +277,21 @@ def resolve_model(spec: str | Path) -> Path:
     default = next((e for e in known if e.source == "default"), None)
     if default is not None and text in (default.name, default.path.name):
         return default_model_path()
+    from domain_drafter.llm.catalogue import installed_path, load_catalogue  # noqa: PLC0415 - it imports this module
+
+    listed = load_catalogue().find(text)   # a catalogue name ("qwen2.5-coder-1.5b") of an installed model
+    if listed is not None:
+        if listed.embedded:
+            return default_model_path()
+        where = installed_path(listed, known)
+        if where is not None:
+            return where
+        raise ModelError(f"{listed.name} is in the model catalogue but not downloaded yet", where=text,
+                         hint=f"domain-drafter models pull {listed.name} (or File > Get a model…)")
     names = ", ".join(sorted({DEFAULT_SPEC, *(e.name for e in known)}))
     raise ModelError(
         "no such model file or model name",
         where=text,
         hint=f"give a .gguf path or one of: {names}; put .gguf files in {user_models_dir()} "
-        "or the repository's models/ folder (see models/README.md)",
+        "or the repository's models/ folder (see models/README.md); get one with `domain-drafter models`",
     )
