@@ -72,3 +72,29 @@ def test_a_stop_mid_batch_leaves_unfinished_tasks_pending_and_resume_completes(t
     sequential = tmp_path / "sequential.sqlite"
     run_experiment(spec.with_overrides(batch=1), sequential)
     assert answers(out) == answers(sequential)
+
+
+def test_prompt_format_per_model_is_used_and_recorded(tmp_path, private_cache):
+    from tiny_gguf import CHATML_TEMPLATE, write_tiny_llama
+
+    from domain_drafter.core.errors import DomainError
+
+    chat_model = write_tiny_llama(tmp_path / "chat.gguf", chat_template=CHATML_TEMPLATE)
+    spec_path = write_spec(tmp_path / "c.toml", chat_model, domains=DOMAINS, max_tokens=8)
+    spec_path.write_text(spec_path.read_text() + 'prompt_format = "chat"\n')
+    spec = load_spec(spec_path)
+    assert spec.models[0].prompt_format == "chat"
+    out = tmp_path / "chat.sqlite"
+    run_experiment(spec, out)
+    assert {m["prompt_format"] for m in generation_meta(out)} == {"chat"}
+    with sqlite3.connect(out) as db:
+        (recorded,) = db.execute("SELECT spec FROM runs").fetchone()
+    assert json.loads(recorded)["models"][0]["prompt_format"] == "chat"
+    assert all(m["stats"]["prompt_tokens"] > 0 for m in generation_meta(out))
+    spec_path.write_text(spec_path.read_text().replace('"chat"', '"dialogue"'))
+    try:
+        load_spec(spec_path)
+    except DomainError as e:
+        assert "prompt_format must be one of completion, chat" in e.what
+    else:
+        raise AssertionError("an unknown prompt_format was accepted")

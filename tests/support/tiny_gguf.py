@@ -32,6 +32,12 @@ CONTEXT_LENGTH = 2048
 BOS_TEXT = "<|bos|>"
 EOS_TEXT = "<|eos|>"
 
+# The ChatML template (Jinja) as chat models ship it; llama.cpp recognises it by its <|im_start|> marker.
+CHATML_TEMPLATE = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
+    "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+
 _CORPUS = """
 (define (domain blocksworld)
   (:requirements :strips :typing)
@@ -130,11 +136,13 @@ def write_tiny_llama(
     *,
     architecture: str = "llama",
     duplicate_token: bool = False,
+    chat_template: str | None = None,
 ) -> Path:
     """Write the tiny model to `path` (random weights from numpy seed `seed`) and return the path.
 
     For error tests: `architecture` other than "llama" makes a file llama.cpp refuses to load;
     `duplicate_token=True` spells token 300 like token 299, which makes llama.cpp abort.
+    `chat_template`: stored as tokenizer.chat_template (e.g. CHATML_TEMPLATE), for the chat prompt format.
     """
     import gguf  # test-only dependency: `pip install gguf`
 
@@ -168,6 +176,8 @@ def write_tiny_llama(
     w.add_eos_token_id(eos_id)
     w.add_add_bos_token(True)
     w.add_add_eos_token(False)
+    if chat_template is not None:
+        w.add_chat_template(chat_template)
 
     def mat(rows: int, cols: int, std: float) -> np.ndarray:
         return (rng.standard_normal((rows, cols)) * std).astype(np.float32)
