@@ -33,8 +33,24 @@ from domain_drafter.llm.backend import (
 DEFAULT_EXTRA_BODY: Mapping[str, Any] = {"repeat_penalty": 1.0}
 
 
+# Transient failures (connection refused or reset before an answer, HTTP 429 and 5xx) are retried
+# after 0.5, 1, 2, 4, 8 s (a Retry-After header of the server wins, up to RETRY_MAX_S).
+RETRIES = 5
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 30.0
+TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
 class _Cancelled(Exception):
     pass
+
+
+class TransientServerError(ModelError):
+    """A failure worth retrying: the server was unreachable or said it is busy or broken (429, 5xx)."""
+
+    def __init__(self, what: str, *, where: str, hint: str | None = None, retry_after_s: float | None = None):
+        super().__init__(what, where=where, hint=hint)
+        self.retry_after_s = retry_after_s
 
 
 class _CallbackError(Exception):
@@ -51,6 +67,9 @@ class OpenAICompletionsBackend:
     base_url: the server root, with or without the trailing /v1 (http://127.0.0.1:8080 or
     http://127.0.0.1:8080/v1). model: sent as "model" (some servers host several). stream=False
     makes one plain request (on_token then gets the whole text at once; no time-to-first-token).
+    retries: how often a transient failure (see TRANSIENT_STATUS) is retried, with doubling waits
+    from retry_first_s; a cancel during a wait returns at once. `attempts` counts the requests
+    the last generate() made.
     """
 
     def __init__(
@@ -63,6 +82,8 @@ class OpenAICompletionsBackend:
         stream: bool = True,
         extra_body: Mapping[str, Any] | None = None,
         prompt_format: PromptFormat = "completion",
+        retries: int | None = None,
+        retry_first_s: float | None = None,
     ):
         parsed = urllib.parse.urlsplit(base_url.rstrip("/"))
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
@@ -86,6 +107,12 @@ class OpenAICompletionsBackend:
         self.stream = stream
         self.extra_body = dict(DEFAULT_EXTRA_BODY if extra_body is None else extra_body)
         self.prompt_format: PromptFormat = prompt_format
+        if prompt_format != "completion":
+            raise ModelError(f"the {prompt_format!r} prompt format is not supported for a server yet",
+                             where=base_url, hint='use prompt_format "completion" with an endpoint')
+        self.retries = RETRIES if retries is None else retries   # None: the module's RETRIES at this call
+        self.retry_first_s = RETRY_FIRST_S if retry_first_s is None else retry_first_s
+        self.attempts = 0
         self._tokenize_route: str | None = None  # which token-count route this server has
         self._closed = False
 
@@ -127,10 +154,16 @@ class OpenAICompletionsBackend:
             resp = conn.getresponse()
         except (OSError, http.client.HTTPException) as e:
             conn.close()
-            raise self._unreachable(e) from e
+            err = self._unreachable(e)
+            raise TransientServerError(err.what, where=self.url, hint=err.hint) from e
         if resp.status != 200:
             detail = resp.read(2000).decode("utf-8", errors="replace").strip()
+            retry_after = resp.getheader("Retry-After")
             conn.close()
+            if resp.status in TRANSIENT_STATUS:
+                raise TransientServerError(f"the server answered HTTP {resp.status}: {detail}", where=self.url,
+                                           hint="the server is busy or failing; try again later",
+                                           retry_after_s=_seconds(retry_after))
             hint = "check the API key" if resp.status in (401, 403) else (
                 "is this an OpenAI-compatible server with /v1/completions?" if resp.status == 404 else None
             )
@@ -165,6 +198,28 @@ class OpenAICompletionsBackend:
         on_token: Callable[[str], None] | None = None,
         task: TaskState | None = None,
     ) -> Generation:
+        """One answer; a transient failure before any text arrived is retried (see the class)."""
+        t_start = time.perf_counter()
+        self.attempts = 0
+        while True:
+            self.attempts += 1
+            try:
+                return self._generate_once(prompt, options, on_token, task)
+            except TransientServerError as e:
+                if self.attempts > self.retries:
+                    raise ModelError(f"{e.what} (gave up after {self.attempts} attempts in "
+                                     f"{time.perf_counter() - t_start:.1f} s)", where=e.where, hint=e.hint) from e
+                delay = self.retry_first_s * 2 ** (self.attempts - 1)
+                if e.retry_after_s is not None:
+                    delay = max(delay, e.retry_after_s)
+                if task is not None and task.wait(min(delay, RETRY_MAX_S)):
+                    return Generation("", make_stats(prompt_tokens=0, generated_tokens=0, t_start=t_start,
+                                                     t_first=None, t_end=time.perf_counter(), stop_reason="cancelled"))
+                if task is None:
+                    time.sleep(min(delay, RETRY_MAX_S))
+
+    def _generate_once(self, prompt: str, options: DecodingOptions, on_token: Callable[[str], None] | None,
+                       task: TaskState | None) -> Generation:
         if self._closed:
             raise ModelError("the backend was closed", where=self.url)
         t_start = time.perf_counter()
@@ -319,6 +374,14 @@ class OpenAICompletionsBackend:
             finally:
                 conn.close()
         return 0
+
+
+def _seconds(retry_after: str | None) -> float | None:
+    """A Retry-After header given in seconds (its HTTP-date form is ignored)."""
+    try:
+        return max(0.0, float(retry_after)) if retry_after else None
+    except ValueError:
+        return None
 
 
 def _sse_events(resp: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:
