@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence as Seq
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import DecodingOptions, Generation
-from domain_drafter.llm.sequence import CallbackError, Sequence
+from domain_drafter.llm.sequence import Sequence
 
 
 @dataclass
@@ -247,9 +247,11 @@ class BatchDecoder:
                 st.close()
 
 
-def unwrap_callback_errors(fn: Callable[[], Any]) -> Any:
-    """Run fn; an on_token callback's own exception comes out as itself."""
-    try:
-        return fn()
-    except CallbackError as e:
-        raise e.original from None
+def per_prompt(options: DecodingOptions | Seq[DecodingOptions], n: int) -> list[DecodingOptions]:
+    """One DecodingOptions per prompt: the same for all, or checked to be one each."""
+    if isinstance(options, DecodingOptions):
+        return [options] * n
+    opts = list(options)
+    if len(opts) != n:
+        raise ValueError(f"{len(opts)} DecodingOptions for {n} prompts")
+    return opts

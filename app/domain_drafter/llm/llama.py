@@ -71,15 +71,6 @@ def _import_llama_cpp() -> Any:
     return llama_cpp
 
 
-def _per_prompt(options: DecodingOptions | Sequence_[DecodingOptions], n: int) -> list[DecodingOptions]:
-    if isinstance(options, DecodingOptions):
-        return [options] * n
-    opts = list(options)
-    if len(opts) != n:
-        raise ValueError(f"{len(opts)} DecodingOptions for {n} prompts")
-    return opts
-
-
 def _cpu_count() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -254,9 +245,9 @@ class LlamaCppBackend:
                        n_slots: int | None = None) -> list[Generation]:
         """One Generation per prompt (in order), decoded n_slots (default: all) at a time in one batch.
         `options`: one for all or one per prompt; on_token(index, piece) streams each answer."""
-        from domain_drafter.llm.batch import BatchRequest  # noqa: PLC0415
+        from domain_drafter.llm.batch import BatchRequest, per_prompt  # noqa: PLC0415
 
-        opts = _per_prompt(options, len(prompts))
+        opts = per_prompt(options, len(prompts))
         out: list[Generation | None] = [None] * len(prompts)
 
         def stream(i: int) -> Callable[[str], None] | None:
@@ -277,7 +268,9 @@ class LlamaCppBackend:
         One DecodingOptions gives candidate j the seed options.seed + j (equal answers when greedy)."""
         if isinstance(options, DecodingOptions):
             options = [replace(options, seed=options.seed + j) for j in range(n)]
-        opts = _per_prompt(options, n)
+        from domain_drafter.llm.batch import per_prompt  # noqa: PLC0415
+
+        opts = per_prompt(options, n)
         with self._lock:
             self._check_open()
             try:
