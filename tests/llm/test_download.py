@@ -9,15 +9,14 @@ the catalogue was written; see resources/models.toml).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import socket
 from pathlib import Path
 
 import pytest
 
-from domain_drafter import cli_models
-from domain_drafter.core.errors import DrafterError, ModelError
+from domain_drafter.cli import main
+from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.llm.catalogue import CatalogueModel
 from domain_drafter.llm.download import STAGING, pull_model
@@ -163,15 +162,8 @@ def test_a_refused_download_says_why_and_where_to_put_a_manual_one(homes, served
 
 # --- the command line ---------------------------------------------------------------------------
 def run_models(capsys, *argv: str) -> tuple[int, str, str]:
-    """`domain-drafter models ...` through cli_models' own parser and the CLI's error-to-exit-code rule."""
-    parser = argparse.ArgumentParser(prog="domain-drafter")
-    cli_models.add_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["models", *argv])
-    try:
-        code = args.func(args)
-    except DrafterError as err:
-        print(f"domain-drafter: {err.message}", file=__import__("sys").stderr)
-        code = err.exit_code
+    """`domain-drafter models ...` through the real command line (its error-to-exit-code rule included)."""
+    code = main(["models", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 
 import pytest
 
-from domain_drafter import cli_models
+from domain_drafter.cli import main
 from domain_drafter.bench.spec import load_spec
-from domain_drafter.core.errors import DrafterError, ModelError
+from domain_drafter.core.errors import ModelError
 from domain_drafter.llm.speed_check import (check_fits, estimate_spec, format_report, memory_available, process_rss,
                                             speed_check)
 
@@ -67,15 +65,8 @@ def test_a_catalogue_ram_estimate_above_the_available_memory_is_a_warning(tiny_m
 
 
 def run_models(capsys, *argv: str) -> tuple[int, str, str]:
-    """`domain-drafter models ...` through cli_models' own parser and the CLI's error-to-exit-code rule."""
-    parser = argparse.ArgumentParser(prog="domain-drafter")
-    cli_models.add_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["models", *argv])
-    try:
-        code = args.func(args)
-    except DrafterError as err:
-        print(f"domain-drafter: {err.message}", file=sys.stderr)
-        code = err.exit_code
+    """`domain-drafter models ...` through the real command line (its error-to-exit-code rule included)."""
+    code = main(["models", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
