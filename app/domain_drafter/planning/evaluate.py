@@ -6,6 +6,7 @@ cache, the verdict cache); the GUI's worker, the CLI and the batch benchmark eac
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -16,11 +17,14 @@ from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.core.model import ActionSchema, canonical_action
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import EquivalenceReport, check_equivalence
+from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache, versioned_key
-from domain_drafter.planning.proof_types import EquivalenceMode, ProofReport
+from domain_drafter.planning.proof import ProofError, ProofSettings, prove_equivalence
+from domain_drafter.planning.proof_types import EquivalenceMode, ProofMethod, ProofReport
+from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.verdict_cache import SCHEMA as VERDICT_SCHEMA
-from domain_drafter.planning.verdict_cache import VerdictCache
+from domain_drafter.planning.verdict_cache import CachedVerdict, VerdictCache
 
 __all__ = ["EquivalenceMode", "EvaluationOptions", "EvaluationResult", "Evaluator", "VerdictCache",
            "canonical_action", "evaluate"]
@@ -96,18 +100,23 @@ class EvaluationResult:
 
 
 class Evaluator:
-    """Evaluates answers; keeps the planner, the reference plans and past verdicts between calls.
+    """Evaluates answers; keeps the planner, the reference plans and states, and past verdicts between calls.
 
-    Thread-safe: the planner holds no state between calls, and both caches lock their own
+    Thread-safe: the planners hold no state between calls, and the caches lock their own
     state, so several workers may call `evaluate` on one Evaluator at once.
     """
 
     def __init__(self, options: EvaluationOptions | None = None, *, planner: KStarPlanner | None = None,
-                 plan_cache: PlanCache | None = None, verdicts: VerdictCache | None = None):
+                 plan_cache: PlanCache | None = None, verdicts: VerdictCache | None = None,
+                 states: StateCache | None = None, search: FastDownwardSearch | None = None):
         self.options = options or EvaluationOptions()
         self.planner = planner or KStarPlanner(k=self.options.k, time_limit_s=self.options.time_limit_s)
         self.plan_cache = plan_cache or PlanCache(self.planner)
         self.verdicts = verdicts or VerdictCache()
+        # the reference's reachable states live beside its plans
+        self.states = states or StateCache(self.plan_cache.folder / "states")
+        self.search = search or FastDownwardSearch(memory_limit_mb=self.planner.memory_limit_mb,
+                                                   python=self.planner.python)
 
     def __enter__(self) -> "Evaluator":
         return self
@@ -118,12 +127,19 @@ class Evaluator:
     def close(self) -> None:
         self.verdicts.close()
 
+    @property
+    def proof_settings(self) -> ProofSettings:
+        return ProofSettings(self.options.state_budget, self.options.proof_time_limit_s)
+
     def verdict_key(self, bundle: DomainBundle, target: str, action: ActionSchema,
                     reference_text: str | None = None) -> str:
-        """Everything the verdict depends on, with the schema and the Domain Drafter and K* versions."""
+        """Everything the verdict depends on: schema, versions, the texts, the answer, the equivalence mode."""
         reference_text = reference_text if reference_text is not None else bundle.domain.to_pddl()
+        mode = self.options.equivalence.value
+        if self.options.equivalence is EquivalenceMode.PROVEN and self.options.paper_too:
+            mode += "+paper"
         return versioned_key(VERDICT_SCHEMA, reference_text, *(p.text for p in bundle.problems), target,
-                             canonical_action(action), str(self.planner.k), self.planner.version)
+                             canonical_action(action), str(self.planner.k), self.planner.version, mode)
 
     def evaluate(self, bundle: DomainBundle, action: str, answer: str, *,
                  task: TaskState | None = None) -> EvaluationResult:
@@ -136,29 +152,72 @@ class Evaluator:
         are = action_reconstruction_error(reference, check.action) if check.action else None
         t2 = time.perf_counter()
         timings = {"check_s": t1 - t0, "are_s": t2 - t1}
-        common = dict(domain=bundle.name, action=target, answer=answer, check=check, are=are, reference=reference)
+        mode = self.options.equivalence
+        common = dict(domain=bundle.name, action=target, answer=answer, check=check, are=are, reference=reference,
+                      equivalence_mode=mode)
         if not check.passed:
             return EvaluationResult(subclass=check.subclass, message=check.findings[0].message,
                                     timings=timings, **common)
         assert check.action is not None
+        if task is not None:
+            task.check_cancelled()
         problems = bundle.require_problems()
         reference_text = bundle.domain.to_pddl()
         key = self.verdict_key(bundle, target, check.action, reference_text)
         cached = self.verdicts.get(key) if self.options.use_verdict_cache else None
-        if cached is not None:
-            report, was_cached = cached, True
+        was_cached = cached is not None and (mode is EquivalenceMode.PAPER or cached.proof is not None)
+        if was_cached:
+            assert cached is not None
+            verdict = cached
         else:
             generated = bundle.domain.with_action(check.action, replacing=target)
-            report = check_equivalence(bundle.domain, generated, problems, self.planner, self.plan_cache,
-                                       reference_text=reference_text, task=task)
-            was_cached = False
+            if mode is EquivalenceMode.PAPER:
+                verdict = CachedVerdict(self._paper(bundle, generated, problems, reference_text, task))
+            else:
+                verdict = self._proven(bundle, generated, target, problems, reference_text, task)
             if self.options.use_verdict_cache:
-                self.verdicts.put(key, report)
+                self.verdicts.put(key, verdict)
+        report, proof = verdict.equivalence, verdict.proof
         timings["equivalence_s"] = time.perf_counter() - t2
-        timings.update({f"equivalence_{k}": v for k, v in report.timings.items()})
+        if report is not None:
+            timings.update({f"equivalence_{k}": v for k, v in report.timings.items()})
+        if proof is not None:
+            timings.update({f"proof_{k.removesuffix('_s')}_s": v for k, v in proof.timings.items()
+                            if k != "proof_s"})
+            timings["proof_s"] = proof.timings.get("proof_s", 0.0)
         timings["total_s"] = time.perf_counter() - t0
-        return EvaluationResult(subclass=report.subclass, message=report.message, equivalence=report,
-                                error=report.error, cached=was_cached, timings=timings, **common)
+        if proof is None:
+            assert report is not None
+            return EvaluationResult(subclass=report.subclass, message=report.message, equivalence=report,
+                                    error=report.error, cached=was_cached, timings=timings, **common)
+        message = proof.message
+        if proof.method is ProofMethod.HEURISTIC and report is not None and proof.error is None:
+            message = f"{report.message} (heuristic: the proof did not finish; {proof.reason})"
+        return EvaluationResult(subclass=proof.subclass, message=message, equivalence=report, error=proof.error,
+                                cached=was_cached, timings=timings, proof=proof, **common)
+
+    def _paper(self, bundle: DomainBundle, generated, problems, reference_text: str,
+               task: TaskState | None) -> EquivalenceReport:
+        return check_equivalence(bundle.domain, generated, problems, self.planner, self.plan_cache,
+                                 reference_text=reference_text, task=task)
+
+    def _proven(self, bundle: DomainBundle, generated, target: str, problems, reference_text: str,
+                task: TaskState | None) -> CachedVerdict:
+        """The proof, with the paper's heuristic beside it when asked for or when the proof cannot finish."""
+        try:
+            proof = prove_equivalence(bundle.domain, generated, problems, actions=[target],
+                                      reference_text=reference_text, settings=self.proof_settings,
+                                      states=self.states, search=self.search, task=task)
+        except ProofError as err:
+            return CachedVerdict(None, ProofReport(None, ProofMethod.HEURISTIC, False, 0, len(problems),
+                                                   error=str(err), reason=str(err)))
+        report = None
+        if self.options.paper_too or not proof.proven:
+            report = self._paper(bundle, generated, problems, reference_text, task)
+        if not proof.proven:
+            assert report is not None
+            proof = dataclasses.replace(proof, subclass=report.subclass, error=report.error)
+        return CachedVerdict(report, proof)
 
 
 def evaluate(bundle: DomainBundle, action: str, answer: str, options: EvaluationOptions | None = None,

@@ -71,7 +71,7 @@ class ProofCounterexample:
         failing = self.generated_validation if other == "generated" else self.reference_validation
         where = f" after {' '.join(self.state.prefix)}" if self.state.prefix else " in the initial state"
         return (f"on problem {self.state.problem},{where}, {self.state.step} parts the domains: "
-                f"the plan is valid in the {self.valid_in} domain only ({failing.message})")
+                f"the plan is valid in the {self.valid_in} domain only; in the {other} domain, {failing.message}")
 
     def to_dict(self) -> dict:
         return {"state": self.state.to_dict(), "plan": list(self.plan), "goal": list(self.goal),
@@ -100,14 +100,15 @@ class ProofReport:
         if self.error:
             return self.error
         plural = "" if self.problems == 1 else "s"
+        if self.method is ProofMethod.HEURISTIC:
+            name = self.subclass.value if self.subclass else "No verdict"
+            return f"{name} (heuristic, not proven): {self.reason}"
         if self.subclass is Subclass.EQUIVALENT:
             if self.method is ProofMethod.SHORTCUT:
                 return f"Equivalent, proven: {self.reason}"
             if self.method is ProofMethod.EXPLORATION:
                 return f"Equivalent, proven: {self.states} reachable states of {self.problems} problem{plural} compared"
-            if self.method is ProofMethod.PLANNER:
-                return f"Equivalent, proven: {self.reason}"
-            return f"Equivalent (heuristic, not proven): {self.reason}"
+            return f"Equivalent, proven: {self.reason}"
         if self.subclass is Subclass.NO_PLAN:
             detail = f": {self.reason}" if self.reason else ""
             return f"NoPlan, proven: on problem {self.noplan_problem}, the generated domain has no plan{detail}"

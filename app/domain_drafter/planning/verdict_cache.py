@@ -1,4 +1,4 @@
-"""Equivalence verdicts in a SQLite file, so a repeated answer costs about a millisecond.
+"""Equivalence verdicts (the paper's report, the proof, or both) in a SQLite file, so a repeated answer costs about a millisecond.
 
 Keys are built by the Evaluator from everything a verdict depends on, plus a schema version
 and the Domain Drafter and K* versions. A row that does not decode (written by another
@@ -12,10 +12,36 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from dataclasses import dataclass
+
 from domain_drafter.core.paths import cache_dir
 from domain_drafter.planning.equivalence import EquivalenceReport, equivalence_from_dict
+from domain_drafter.planning.proof_types import ProofReport, proof_from_dict
 
-SCHEMA = "verdicts-2"
+SCHEMA = "verdicts-3"
+
+
+@dataclass(frozen=True)
+class CachedVerdict:
+    """A remembered verdict: the paper's heuristic report (PAPER mode, or computed beside a proof) and the proof."""
+
+    equivalence: EquivalenceReport | None = None
+    proof: ProofReport | None = None
+
+    def to_json(self) -> str:
+        if self.proof is None and self.equivalence is not None:
+            return json.dumps(self.equivalence.to_dict())  # a paper-mode row: the report itself
+        return json.dumps({"proof": self.proof.to_dict() if self.proof else None,
+                           "equivalence": self.equivalence.to_dict() if self.equivalence else None})
+
+    @property
+    def rememberable(self) -> bool:
+        """Errors, time-outs and unfinished proofs may go differently next time."""
+        if self.equivalence is not None and (self.equivalence.subclass is None or self.equivalence.timed_out):
+            return False
+        if self.proof is not None and (self.proof.subclass is None or not self.proof.proven):
+            return False
+        return self.proof is not None or self.equivalence is not None
 
 
 class VerdictCache:
@@ -23,7 +49,7 @@ class VerdictCache:
 
     def __init__(self, path: Path | None = None):
         self.path = path or cache_dir() / "verdicts.sqlite"
-        self._memory: dict[str, EquivalenceReport] = {}
+        self._memory: dict[str, CachedVerdict] = {}
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
 
@@ -38,7 +64,7 @@ class VerdictCache:
                 return None
         return self._db
 
-    def get(self, key: str) -> EquivalenceReport | None:
+    def get(self, key: str) -> CachedVerdict | None:
         """The stored verdict, or None if there is none or it does not decode."""
         with self._lock:
             if key in self._memory:
@@ -57,16 +83,18 @@ class VerdictCache:
                 self._memory[key] = report
             return report
 
-    def put(self, key: str, report: EquivalenceReport) -> None:
-        if report.subclass is None or report.timed_out:
-            return  # errors and time-outs may go differently next time
+    def put(self, key: str, report: EquivalenceReport | CachedVerdict) -> None:
+        if isinstance(report, EquivalenceReport):
+            report = CachedVerdict(equivalence=report)
+        if not report.rememberable:
+            return
         with self._lock:
             self._memory[key] = report
             db = self._conn()
             if db is not None:
                 try:
                     with db:
-                        db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(report.to_dict())))
+                        db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, report.to_json()))
                 except sqlite3.Error:
                     pass  # a cache that cannot be written only costs time
 
@@ -77,11 +105,14 @@ class VerdictCache:
                 self._db = None
 
 
-def _decode(text: object) -> EquivalenceReport | None:
+def _decode(text: object) -> CachedVerdict | None:
     try:
         data = json.loads(text)  # type: ignore[arg-type]
         if not isinstance(data, dict):
             return None
-        return equivalence_from_dict(data)
+        if set(data) == {"proof", "equivalence"}:
+            return CachedVerdict(equivalence_from_dict(data["equivalence"]) if data["equivalence"] else None,
+                                 proof_from_dict(data["proof"]) if data["proof"] else None)
+        return CachedVerdict(equivalence=equivalence_from_dict(data))
     except (ValueError, TypeError, KeyError, AttributeError):
         return None

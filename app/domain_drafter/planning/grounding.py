@@ -1,0 +1,221 @@
+"""Ground actions of a domain on a problem, compiled once into bit masks over an atom index.
+
+Semantics are the validator's (`planning/validator.py`): objects are the problem's objects
+plus the domain's constants; a parameter takes the objects whose type is a subtype of its
+type (`either` included, as `core/types.py` reads it); `=` compares object names; a step
+deletes first, then adds. A state is a Python int, bit i set when atom i holds.
+
+Atoms of predicates the explored domain never changes ("static") are decided at grounding
+time from the initial state: in every reachable state they hold exactly as in init. So a
+ground action keeps only its fluent preconditions, and a grounding whose static part fails
+does not exist (it is inapplicable everywhere).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain, Problem
+
+GroundAtom = tuple[str, ...]      # ("on", "a", "b")
+Key = tuple[str, ...]             # ("stack", "a", "b"): the ground action as a plan step
+
+
+class GroundingLimit(Exception):
+    """An action has more groundings than the explorer's limit (the caller falls back)."""
+
+
+class AtomIndex:
+    """Ground atoms numbered in the order first seen; bit i of a state is atom i."""
+
+    def __init__(self, atoms: Iterable[GroundAtom] = ()):
+        self.atoms: list[GroundAtom] = []
+        self.ids: dict[GroundAtom, int] = {}
+        for atom in atoms:
+            self.id(atom)
+
+    def id(self, atom: GroundAtom) -> int:
+        found = self.ids.get(atom)
+        if found is None:
+            found = self.ids[atom] = len(self.atoms)
+            self.atoms.append(atom)
+        return found
+
+    def mask(self, atoms: Iterable[GroundAtom]) -> int:
+        m = 0
+        for atom in atoms:
+            m |= 1 << self.id(atom)
+        return m
+
+    def decode(self, mask: int) -> list[GroundAtom]:
+        return [self.atoms[i] for i in bits(mask)]
+
+
+def bits(mask: int) -> Iterator[int]:
+    """The indices of the set bits of `mask`, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def show_atom(atom: GroundAtom) -> str:
+    return f"({' '.join(atom)})"
+
+
+def show_step(key: Key) -> str:
+    return f"({' '.join(key)})"
+
+
+@dataclass(frozen=True, slots=True)
+class GroundAction:
+    """One ground action: fluent precondition masks and effect masks (static parts already decided)."""
+
+    key: Key
+    pre: int
+    neg: int
+    add: int
+    delete: int
+
+    def applicable(self, state: int) -> bool:
+        return state & self.pre == self.pre and not state & self.neg
+
+    def apply(self, state: int) -> int:
+        return (state & ~self.delete) | self.add
+
+
+def problem_objects(domain: Domain, problem: Problem) -> dict[str, str]:
+    """Object name -> type, the domain's constants and the problem's objects (as the validator reads them)."""
+    return {**{c.name: c.type for c in domain.constants}, **{o.name: o.type for o in problem.objects}}
+
+
+def init_atoms(problem: Problem) -> frozenset[GroundAtom]:
+    return frozenset((a.predicate, *a.args) for a in problem.init)
+
+
+_Template = tuple[str, tuple[int | str, ...]]
+
+
+def _template(atom: Atom, index: dict[str, int]) -> _Template:
+    return atom.predicate, tuple(index.get(x, x) for x in atom.args)
+
+
+def _bind(template: _Template, args: tuple[str, ...]) -> GroundAtom:
+    pred, slots = template
+    return (pred, *[args[s] if isinstance(s, int) else s for s in slots])
+
+
+def _last_slot(slots: tuple[int | str, ...]) -> int:
+    return max((s for s in slots if isinstance(s, int)), default=-1)
+
+
+class Grounder:
+    """Grounds the actions of domains on one problem, deciding static atoms by `fluents`.
+
+    `fluents` are the predicates the explored domain (D) changes: in the states reachable in D,
+    every other atom holds exactly when it holds initially. Several domains (D and D') are
+    grounded with one Grounder so that their masks share one `AtomIndex`.
+    """
+
+    def __init__(self, types_domain: Domain, problem: Problem, fluents: frozenset[str],
+                 index: AtomIndex | None = None, limit: int = 1_000_000):
+        self.problem = problem
+        self.fluents = fluents
+        self.init = init_atoms(problem)
+        self.index = index or AtomIndex(sorted(self.init))
+        self.objects = problem_objects(types_domain, problem)
+        self.types = types_domain.types
+        self.limit = limit
+        self._candidates: dict[str, tuple[str, ...]] = {}
+
+    def init_state(self) -> int:
+        return self.index.mask(self.init)
+
+    def candidates(self, type_name: str) -> tuple[str, ...]:
+        found = self._candidates.get(type_name)
+        if found is None:
+            found = tuple(o for o, t in self.objects.items() if self.types.is_subtype(t, type_name))
+            self._candidates[type_name] = found
+        return found
+
+    def ground(self, action: ActionSchema) -> list[GroundAction]:
+        """Every grounding of `action` whose static and equality preconditions hold, in a stable order."""
+        index = {p.name: i for i, p in enumerate(action.parameters)}
+        arity = len(action.parameters)
+        # checks that can run once the first k+1 parameters are bound
+        checks: list[list[tuple[str, object]]] = [[] for _ in range(max(arity, 1))]
+        pre, neg = [], []
+        for lit in action.precondition:
+            t = _template(lit.atom, index)
+            if lit.atom.predicate == EQUALITY and len(lit.atom.args) == 2:
+                checks[max(_last_slot(t[1]), 0)].append(("eq" if lit.positive else "ne", t[1]))
+            elif lit.atom.predicate not in self.fluents:
+                checks[max(_last_slot(t[1]), 0)].append(("in" if lit.positive else "out", t))
+            else:
+                (pre if lit.positive else neg).append(t)
+        add = [_template(a, index) for a in dict.fromkeys(l.atom for l in action.effect if l.positive)]
+        delete = [_template(a, index) for a in dict.fromkeys(l.atom for l in action.effect if not l.positive)]
+        domains = [self.candidates(p.type) for p in action.parameters]
+        out: list[GroundAction] = []
+        mask = self.index.mask
+
+        def ok(depth: int, args: tuple[str, ...]) -> bool:
+            for kind, data in checks[depth]:
+                if kind in ("eq", "ne"):
+                    a, b = (args[s] if isinstance(s, int) else s for s in data)  # type: ignore[union-attr]
+                    if (a == b) != (kind == "eq"):
+                        return False
+                elif (_bind(data, args) in self.init) != (kind == "in"):  # type: ignore[arg-type]
+                    return False
+            return True
+
+        def emit(args: tuple[str, ...]) -> None:
+            if len(out) >= self.limit:
+                raise GroundingLimit(f"action '{action.name}' has more than {self.limit} groundings")
+            out.append(GroundAction((action.name, *args), mask(_bind(t, args) for t in pre),
+                                    mask(_bind(t, args) for t in neg), mask(_bind(t, args) for t in add),
+                                    mask(_bind(t, args) for t in delete)))
+
+        if arity == 0:
+            if ok(0, ()):
+                emit(())
+            return out
+
+        def extend(depth: int, args: tuple[str, ...]) -> None:
+            for obj in domains[depth]:
+                bound = args + (obj,)
+                if ok(depth, bound):
+                    if depth + 1 == arity:
+                        emit(bound)
+                    else:
+                        extend(depth + 1, bound)
+
+        extend(0, ())
+        return out
+
+    def ground_domain(self, domain: Domain) -> list[GroundAction]:
+        return [g for action in domain.actions for g in self.ground(action)]
+
+
+class SuccessorIndex:
+    """Ground actions filed under one precondition atom each, so a state only tries actions that may apply."""
+
+    def __init__(self, actions: Iterable[GroundAction]):
+        self.by_atom: dict[int, list[GroundAction]] = {}
+        self.always: list[GroundAction] = []
+        for g in actions:
+            if g.pre:
+                self.by_atom.setdefault((g.pre & -g.pre).bit_length() - 1, []).append(g)
+            else:
+                self.always.append(g)
+
+    def applicable(self, state: int) -> Iterator[GroundAction]:
+        by_atom = self.by_atom
+        for g in self.always:
+            if not state & g.neg:
+                yield g
+        for i in bits(state):
+            for g in by_atom.get(i, ()):
+                if state & g.pre == g.pre and not state & g.neg:
+                    yield g

@@ -1,0 +1,67 @@
+"""Exact shortcuts before any exploration: differences that cannot change a single transition.
+
+Each rule keeps the action's transitions under the validator's semantics (delete, then add):
+- an add of a positive precondition atom (it is true before and stays true), with any delete of it;
+- a delete of an atom that a negated precondition requires false (it stays false);
+- a delete of an atom the action also adds (the add wins);
+- a negated precondition on a predicate no action of D changes and no problem's init holds
+  (true in every reachable state of every problem).
+After these, two actions equal up to parameter names, conjunct order and duplicates
+(`core/model.py canonical_action`) have the same groundings with the same transitions.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from domain_drafter.core.bundle import ProblemFile
+from domain_drafter.core.model import EQUALITY, ActionSchema, Domain, canonical_action
+
+
+def absent_static_predicates(reference: Domain, problems: Sequence[ProblemFile]) -> frozenset[str]:
+    """Predicates D never changes and no problem's initial state holds: false in every reachable state."""
+    held = {a.predicate for p in problems for a in p.problem.init}
+    return frozenset(p.name for p in reference.predicates
+                     if p.name not in reference.fluent_predicates and p.name not in held)
+
+
+def normalise(action: ActionSchema, absent: frozenset[str]) -> ActionSchema:
+    """The action without the parts that change no transition (see the module docstring)."""
+    pre = [l for l in dict.fromkeys(action.precondition)
+           if l.positive or l.atom.predicate == EQUALITY or l.atom.predicate not in absent]
+    pos = {l.atom for l in pre if l.positive}
+    neg = {l.atom for l in pre if not l.positive}
+    add = {l.atom for l in action.effect if l.positive}
+    effect = []
+    for lit in dict.fromkeys(action.effect):
+        if lit.positive and lit.atom in pos:
+            continue
+        if not lit.positive and (lit.atom in neg or lit.atom in add):
+            continue
+        effect.append(lit)
+    return ActionSchema(action.name, action.parameters, tuple(pre), tuple(effect))
+
+
+def same_transitions(reference: ActionSchema, generated: ActionSchema, absent: frozenset[str]) -> bool:
+    return canonical_action(normalise(reference, absent)) == canonical_action(normalise(generated, absent))
+
+
+def shortcut_reason(reference: Domain, generated: Domain, names: Sequence[str],
+                    problems: Sequence[ProblemFile]) -> str | None:
+    """Why the compared actions are equivalent without exploring, or None if no shortcut applies."""
+    absent = absent_static_predicates(reference, problems)
+    plain = True
+    for name in names:
+        ref, gen = reference.action_map.get(name), generated.action_map.get(name)
+        if ref is None or gen is None:
+            return None
+        if canonical_action(ref) == canonical_action(gen):
+            continue
+        if not same_transitions(ref, gen, absent):
+            return None
+        plain = False
+    what = "the action" if len(names) == 1 else f"all {len(names)} actions"
+    if plain:
+        return f"{what} equal to the reference up to parameter names, conjunct order and duplicates"
+    return (f"{what} equal to the reference up to parts that change no transition "
+            "(a re-added precondition, a no-op delete, or a negated precondition no state makes false)")
