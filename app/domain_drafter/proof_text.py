@@ -29,10 +29,13 @@ def proof_headline(proof: ProofReport | None, heuristic: EquivalenceReport | Non
         return heuristic.message
     if proof.error:
         return f"No proof: {proof.error}"
-    if proof.subclass is Subclass.EQUIVALENT and not proof.proven:
-        said = heuristic.message if heuristic is not None and heuristic.subclass is Subclass.EQUIVALENT else ""
+    if not proof.proven:
         why = proof.reason or "the proof did not finish"
-        return f"Equivalent (heuristic: {said}; unproven: {why})" if said else f"Equivalent (unproven: {why})"
+        if heuristic is None:
+            return f"No verdict: the proof did not finish ({why})"
+        if heuristic.subclass is Subclass.EQUIVALENT:
+            return f"Equivalent (heuristic: {heuristic.message}; unproven: {why})"
+        return f"{heuristic.message} (by the paper's plans; the proof did not finish: {why})"
     return proof.message
 
 

@@ -55,6 +55,11 @@ def test_grammar_mode_yields_a_complete_domain_judged_as_a_whole(tiny_backend, e
     assert comparison.verdict in (DomainVerdict.EQUIVALENT, DomainVerdict.DIFFERENT)
     if comparison.verdict is DomainVerdict.DIFFERENT and comparison.divergence is not None:
         assert comparison.divergence.action in comparison.changed   # the blame falls on a drafted action
+    # the proof ran over all drafted actions at once (the evaluator's default mode is proven)
+    assert comparison.proof is not None and comparison.proof.problems == len(bundle.problems)
+    if comparison.proven and comparison.proof.counterexample is not None:
+        blamed = comparison.proof.counterexample.state.step.strip("()").split()[0]
+        assert blamed in comparison.changed and comparison.verdict is DomainVerdict.DIFFERENT
     assert result.are_defined == 4
     assert result.are_total == sum(o.evaluation.are.total for o in result.outcomes)
     saved = load_bundle_path(tmp_path / "bw")

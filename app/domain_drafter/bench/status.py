@@ -37,7 +37,7 @@ def _equivalents(store: ResultsStore) -> dict[str, dict[str, int]]:
             "SELECT system, SUM(paper_subclass = 'Equivalent'), "
             "SUM(proof_subclass = 'Equivalent' AND proof_proven = 1), "
             "SUM(paper_subclass = 'Equivalent' AND proof_subclass IN ('NoPlan', 'NPApp', 'OPApp')), "
-            "SUM(paper_subclass = 'Equivalent' AND proof_subclass IS NOT NULL AND proof_proven = 0) "
+            "SUM(paper_subclass = 'Equivalent' AND proof_proven = 0) "
             "FROM tasks WHERE status = 'evaluated' GROUP BY system ORDER BY MIN(ord)"):
         out[system] = {"paper heuristic": paper or 0, "proven": proven or 0, "proven different": different or 0,
                        "proof unfinished": unfinished or 0}

@@ -82,7 +82,7 @@ class ResultRow:
         labels = []
         if self.paper_subclass == "Equivalent":
             labels.append(PAPER_EQUIVALENT)
-            if self.proof_subclass is not None and not self.proven:
+            if self.proven is False:          # a proof ran and did not finish (its subclass may be unset)
                 labels.append(UNPROVEN)
             elif self.proof_subclass in _DIFFERENT:
                 labels.append(PROVEN_DIFFERENT)
@@ -161,7 +161,7 @@ def build_table(results: Results) -> Table:
                 counts[(label, row.system)] = counts.get((label, row.system), 0) + 1
     labels = tuple(label for label, _, _ in LAYOUT) + ((ERROR_LABEL,) if has_error else ())
     has_paper = any(r.paper_subclass is not None for r in results.rows)
-    has_proof = any(r.proof_subclass is not None for r in results.rows)
+    has_proof = any(r.proven is not None for r in results.rows)
     if has_paper and has_proof:
         labels += PROOF_LABELS
     elif has_proof:

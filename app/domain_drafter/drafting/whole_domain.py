@@ -3,7 +3,9 @@
 D' holds every drafted action that passed the syntax and semantic checks; the ones that did
 not are listed and left out (the verdict is then "Incomplete", and the plan comparison fills
 their places with the reference's so the rest can still be judged). Each action also keeps
-its own paper-style verdict, and the ARE is summed over the actions where it is defined.
+its own verdict, and the ARE is summed over the actions where it is defined. The whole-domain
+verdict is proven (METHOD 6a, over all drafted actions at once) unless the evaluator's mode is
+the paper's.
 """
 
 from __future__ import annotations
@@ -127,7 +129,8 @@ def draft_domain(
     if task is not None:
         task.report(len(names), len(names) + 1, "judging the drafted domain")
     candidate = assemble(bundle.domain, outcomes)
-    comparison = compare_domains(bundle, candidate, evaluator.planner, evaluator.plan_cache, task=task)
+    comparison = compare_domains(bundle, candidate, evaluator.planner, evaluator.plan_cache, task=task,
+                                 options=evaluator.options, states=evaluator.states, search=evaluator.search)
     return DomainDraft(bundle.name, tuple(outcomes), candidate, comparison)
 
 

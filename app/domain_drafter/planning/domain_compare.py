@@ -4,6 +4,11 @@ The same plan-based check as for one action (METHOD 6), applied to a domain wher
 number of actions may differ. On a difference, the counterexample plan is replayed in both
 domains side by side; the first step where they part names the action to blame (before that
 step both states are equal, so only an action that differs can make them part).
+
+In the proven mode (the default) the state-space proof (METHOD 6a) runs beside the plans over
+all the actions that differ at once: the first reachable state where any of them behaves
+otherwise is its counterexample, and its last step names the action to blame. Its verdict
+decides where it finished; it adds to the plans and the replay, it does not replace them.
 """
 
 from __future__ import annotations
@@ -21,8 +26,12 @@ from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import Counterexample, EquivalenceReport, check_equivalence
 from domain_drafter.planning.evaluate import canonical_action
+from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus, parse_step
 from domain_drafter.planning.plan_cache import PlanCache
+from domain_drafter.planning.proof import ProofSettings, prove_equivalence
+from domain_drafter.planning.proof_types import EquivalenceMode, ProofCounterexample, ProofReport
+from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.validator import PlanValidator
 
 Step = tuple[str, ...]
@@ -79,9 +88,18 @@ class DomainComparison:
     actions: tuple[ActionDiff, ...]
     divergence: Divergence | None = None
     timings: dict = field(default_factory=dict, compare=False)
+    proof: ProofReport | None = None     # METHOD 6a over every differing action (None in paper mode)
+
+    @property
+    def proven(self) -> bool:
+        """The proof finished with a verdict (then it is the verdict)."""
+        return self.proof is not None and self.proof.proven and self.proof.subclass is not None
 
     @property
     def subclass(self) -> Subclass | None:
+        if self.proven:
+            assert self.proof is not None
+            return self.proof.subclass
         return self.equivalence.subclass
 
     @property
@@ -113,8 +131,14 @@ class DomainComparison:
             return self.error
         parts = []
         verdict = ""
-        if self.subclass is Subclass.EQUIVALENT:
+        if self.subclass is Subclass.EQUIVALENT and self.proven:
+            verdict = self.proof.message if self.proof is not None else ""
+        elif self.subclass is Subclass.EQUIVALENT:
             verdict = self._said()
+            if self.proof is not None and not self.proof.proven:
+                verdict = f"Equivalent (heuristic: {verdict}; unproven: {self.proof.reason or 'the proof did not finish'})"
+        elif self.proven and self.equivalence.subclass is Subclass.EQUIVALENT and self.proof is not None:
+            verdict = f"{self.subclass.value}, proven (the plans alone missed it): {_proof_said(self.proof)}"
         elif self.subclass is not None:
             verdict = f"{self.subclass.value}: {self._said()}"
         if self.verdict is DomainVerdict.INCOMPLETE:
@@ -146,7 +170,21 @@ class DomainComparison:
                 "changed": list(self.changed), "are_total": self.are_total,
                 "actions": [a.to_dict() for a in self.actions],
                 "divergence": self.divergence.to_dict() if self.divergence else None,
-                "equivalence": self.equivalence.to_dict(), "timings": dict(self.timings)}
+                "equivalence": self.equivalence.to_dict(), "proof": self.proof.to_dict() if self.proof else None,
+                "timings": dict(self.timings)}
+
+
+def _proof_said(proof: ProofReport) -> str:
+    """The proof's counterexample in words, naming the candidate (not a 'generated' domain) as such."""
+    cx = proof.counterexample
+    if cx is None:
+        return proof.message
+    s = cx.state
+    where = f"after {' '.join(s.prefix)}" if s.prefix else "in the initial state"
+    valid_in = "candidate" if cx.valid_in == "generated" else "reference"
+    failing = cx.generated_validation if cx.valid_in == "reference" else cx.reference_validation
+    return (f"on problem {s.problem}, {where}, {s.step} parts the domains: the plan is valid in the {valid_in} "
+            f"domain only ({failing.message})")
 
 
 def action_diffs(reference: Domain, candidate: Domain) -> tuple[ActionDiff, ...]:
@@ -194,8 +232,14 @@ def completed(reference: Domain, candidate: Domain) -> Domain:
 
 
 def compare_domains(reference: DomainBundle, candidate: Domain, planner: KStarPlanner, plan_cache: PlanCache,
-                    *, task: TaskState | None = None) -> DomainComparison:
-    """Judge `candidate` against `reference` on the reference's problems (METHOD 6, whole domain)."""
+                    *, task: TaskState | None = None, options=None, states: StateCache | None = None,
+                    search: FastDownwardSearch | None = None) -> DomainComparison:
+    """Judge `candidate` against `reference` on the reference's problems (METHOD 6, whole domain).
+
+    `options` (an EvaluationOptions; default: proven) picks the mode, the state budget and the
+    proof's time limit; `states` caches the reference's reachable states (default: beside the plans),
+    `search` is the witness planner past the budget. An Evaluator has all three: pass its own.
+    """
     problems = reference.require_problems()
     check_problems_fit(candidate, problems)
     diffs = action_diffs(reference.domain, candidate)
@@ -203,6 +247,15 @@ def compare_domains(reference: DomainBundle, candidate: Domain, planner: KStarPl
     reference_text = reference.domain.to_pddl()
     report = check_equivalence(reference.domain, judged, problems, planner, plan_cache,
                                reference_text=reference_text, task=task)
+    proof = None
+    if options is None or options.equivalence is EquivalenceMode.PROVEN:
+        settings = (ProofSettings(options.state_budget, options.proof_time_limit_s) if options is not None
+                    else ProofSettings())
+        differing = [d.name for d in diffs if d.status in (ActionStatus.CHANGED, ActionStatus.EXTRA)]
+        proof = prove_equivalence(reference.domain, judged, problems, actions=differing or None,
+                                  reference_text=reference_text, settings=settings,
+                                  states=states if states is not None else StateCache(plan_cache.folder / "states"),
+                                  search=search, task=task)
     divergence = None
     if report.subclass in (Subclass.NP_APP, Subclass.OP_APP) and report.counterexample is not None:
         problem = _problem(problems, report.counterexample.problem)
@@ -216,13 +269,25 @@ def compare_domains(reference: DomainBundle, candidate: Domain, planner: KStarPl
         witness = next((p for p in plans if not validator.validate(p).valid), None)
         if witness is not None:
             divergence = first_divergence(reference.domain, judged, problem, witness)
+    if divergence is None and proof is not None and proof.counterexample is not None:
+        divergence = _proof_divergence(reference.domain, judged, problems, proof.counterexample)
+    timings = dict(report.timings) | {k if k.startswith("proof") else f"proof_{k}": v
+                                      for k, v in (proof.timings if proof else {}).items()}
+    comparison = DomainComparison(DomainVerdict.DIFFERENT, report, diffs, divergence, timings, proof)
     if any(d.status is ActionStatus.MISSING for d in diffs):
         verdict = DomainVerdict.INCOMPLETE
-    elif report.subclass is Subclass.EQUIVALENT:
+    elif comparison.subclass is Subclass.EQUIVALENT:
         verdict = DomainVerdict.EQUIVALENT
     else:
         verdict = DomainVerdict.DIFFERENT
-    return DomainComparison(verdict, report, diffs, divergence, dict(report.timings))
+    return dataclasses.replace(comparison, verdict=verdict)
+
+
+def _proof_divergence(reference: Domain, candidate: Domain, problems: Sequence[ProblemFile],
+                      cx: ProofCounterexample) -> Divergence | None:
+    """The proof's plan replayed like any counterexample: the domains part at its last step."""
+    plan = tuple(parse_step(s) for s in cx.plan)
+    return first_divergence(reference, candidate, _problem(problems, cx.state.problem), plan)
 
 
 def _problem(problems: Sequence[ProblemFile], name: str) -> ProblemFile:
