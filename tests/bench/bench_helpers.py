@@ -29,6 +29,8 @@ size_b = 0.0001
     return path
 
 
-def subclass_by_key(db_path: Path) -> dict[str, tuple[str, str]]:
+def subclass_by_key(db_path: Path) -> dict[str, tuple]:
+    """Per task: the verdict, the answer, and both stored verdicts (paper heuristic, proof)."""
     with sqlite3.connect(db_path) as db:
-        return {k: (s, a) for k, s, a in db.execute("SELECT key, subclass, answer FROM tasks")}
+        return {k: rest for k, *rest in db.execute(
+            "SELECT key, subclass, answer, paper_subclass, proof_subclass, proof_proven FROM tasks")}

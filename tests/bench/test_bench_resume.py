@@ -63,7 +63,8 @@ def test_sigkill_then_resume_gives_one_row_per_task_and_the_uninterrupted_table(
 
     clean = tmp_path / "clean.sqlite"
     assert main(["bench", "run", str(spec), "--out", str(clean), "--plain"]) == 0
-    assert subclass_by_key(killed) == subclass_by_key(clean)
+    assert subclass_by_key(killed) == subclass_by_key(clean)   # both verdicts too
+    assert all(v[2] is not None for v in subclass_by_key(killed).values())   # the paper's verdict for every task
     write_report(killed, tmp_path / "r1", figures=False)
     write_report(clean, tmp_path / "r2", figures=False)
     assert (tmp_path / "r1" / "table1.md").read_text() == (tmp_path / "r2" / "table1.md").read_text()
