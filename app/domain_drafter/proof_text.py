@@ -89,11 +89,9 @@ def feedback_text(cx: ProofCounterexample) -> str:
     """The distinguishing state in words, as a clause for corrective feedback ("... is not right: <this>")."""
     s = cx.state
     where = f"after the steps {' '.join(s.prefix)}" if s.prefix else "in the initial state"
-    holds = ""
-    if s.atoms:
-        holds = f", where {' '.join(s.atoms)} hold{'s' if len(s.atoms) == 1 else ''}"
-    return (f"on problem {s.problem}, {where}{holds}, the step {s.step} should do this: {s.reference}; "
-            f"your action does this instead: {s.generated}.")
+    matter = f" (the atoms that matter: {' '.join(s.atoms)})" if s.atoms else ""
+    return (f"on problem {s.problem}, {where}, the step {s.step} should do this: {s.reference}; "
+            f"your action does this instead: {s.generated}{matter}.")
 
 
 def free_problem_path(folder: Path, cx: ProofCounterexample, action: str) -> Path:
