@@ -7,6 +7,7 @@ Plain functions over the engine's result objects, shared by the command line and
 from __future__ import annotations
 
 from domain_drafter.core.errors import SourceLocation
+from domain_drafter.proof_text import heuristic_disagrees, proof_headline, state_view
 
 CARET_LINE_MAX = 160   # longer answer lines are not echoed under a finding
 
@@ -41,25 +42,51 @@ def format_are(are) -> list[str]:
 
 
 def format_evaluation(result) -> str:
-    """The verdict line, the check's findings, the counterexample and the ARE."""
-    if result.equivalence is None:
+    """The verdict line, how it was established, the counterexample (the distinguishing state for a
+    proof, the failing plan for the paper's heuristic), the heuristic's own verdict beside a proof, the ARE."""
+    if result.equivalence is None and result.proof is None:
         return format_check(result.check, result.are)
     lines = []
     if result.error:
         lines.append(f"error: {result.error}")
     else:
-        lines.append(f"{result.result_class.value}: {result.subclass.value}"
-                     + (" (cached)" if result.cached else ""))
-    lines.append(f"  {result.message}")
-    cx = result.equivalence.counterexample
-    if cx is not None and cx.plan:
-        failing = cx.validation.step if cx.validation is not None else None
-        lines.append(f"  counterexample ({cx.direction.replace('-', ' ')}), problem {cx.problem}:")
-        lines.extend(numbered_plan(cx.plan, failing, "  <-- fails here"))
+        lines.append(verdict_name(result.subclass) + (" (cached)" if result.cached else ""))
+    lines.append(f"  {proof_headline(result.proof, result.equivalence) or result.message}")
+    proof_cx = result.proof.counterexample if result.proof is not None else None
+    if proof_cx is not None:
+        lines.extend(format_distinguishing_state(proof_cx))
+    elif result.equivalence is not None and result.equivalence.counterexample is not None:
+        cx = result.equivalence.counterexample
+        if cx.plan:
+            failing = cx.validation.step if cx.validation is not None else None
+            lines.append(f"  counterexample ({cx.direction.replace('-', ' ')}), problem {cx.problem}:")
+            lines.extend(numbered_plan(cx.plan, failing, "  <-- fails here"))
+    if result.proof is not None and result.equivalence is not None and result.proof.proven:
+        paper = result.equivalence.subclass.value if result.equivalence.subclass else "no verdict"
+        note = "  (the heuristic missed the difference)" if heuristic_disagrees(result.proof, result.equivalence) else ""
+        lines.append(f"  paper heuristic: {paper}{note}")
     if result.are is not None:
         lines.extend(format_are(result.are))
     lines.append(f"  time: {result.timings.get('total_s', 0.0):.2f} s")
     return "\n".join(lines)
+
+
+def verdict_name(subclass) -> str:
+    """`Equivalent`, or the class and the subclass: `Different domain: NoPlan`."""
+    cls = subclass.result_class
+    return cls.value if cls.value == subclass.value else f"{cls.value}: {subclass.value}"
+
+
+def format_distinguishing_state(cx) -> list[str]:
+    """The state where the two domains part: how it is reached, what holds there, what each domain does."""
+    view = state_view(cx)
+    lines = [f"  {view.title}:"]
+    lines.extend(numbered_plan((*view.prefix, view.step), len(view.prefix) + 1, "  <-- the domains part here"))
+    if view.atoms:
+        lines.append(f"    atoms that matter: {' '.join(view.atoms)}")
+    lines += [f"    {view.reference}", f"    {view.generated}", f"    {view.verdict}",
+              f"    counterexample problem goal: {' '.join(view.goal)}"]
+    return lines
 
 
 def numbered_plan(plan, marked: int | None, mark: str, indent: str = "    ") -> list[str]:

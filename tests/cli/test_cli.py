@@ -91,7 +91,10 @@ def test_console_script_runs_as_installed(tmp_path):
 def test_evaluate_reference_is_equivalent_and_exit_0(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path))
     code, out, _ = run(capsys, monkeypatch, "evaluate", "blocksworld", "put-down", stdin=PUT_DOWN)
-    assert code == 0 and out.startswith("Equivalent: Equivalent")
+    assert code == 0 and out.startswith("Equivalent\n  Equivalent, proven: ")
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "blocksworld", "put-down", "--equivalence", "paper",
+                       stdin=PUT_DOWN)
+    assert code == 0 and out.startswith("Equivalent\n  Equivalent (paper heuristic, no proof requested): all ")
 
 
 def test_evaluate_mutant_prints_counterexample_with_failing_step(capsys, monkeypatch, tmp_path):
@@ -99,16 +102,31 @@ def test_evaluate_mutant_prints_counterexample_with_failing_step(capsys, monkeyp
     mutant = ("(:action pick :parameters (?obj - ball ?room - room ?g - gripper) :precondition (and (at ?obj ?room) "
               "(at-robby ?room) (free ?g) (free left)) :effect (and (carry ?obj ?g) (not (at ?obj ?room)) "
               "(not (free ?g))))")
-    code, out, _ = run(capsys, monkeypatch, "evaluate", "gripper", "pick", "--json", stdin=mutant)
+    paper = ("--equivalence", "paper")
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "gripper", "pick", "--json", *paper, stdin=mutant)
     data = json.loads(out)
     assert code == 1
-    assert data["class"] == "Different domain" and data["subclass"] == "OPApp"
+    assert data["class"] == "Different domain" and data["subclass"] == "OPApp" and data["proof"] is None
     cx = data["equivalence"]["counterexample"]
     assert cx["validation"]["atoms"] == ["(free left)"]
     assert cx["plan"][cx["validation"]["step"] - 1] == cx["validation"]["action"]
     assert data["are"]["pre"]["extra"] == ["(free left)"]
-    code, out, _ = run(capsys, monkeypatch, "evaluate", "gripper", "pick", stdin=mutant)
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "gripper", "pick", *paper, stdin=mutant)
     assert "<-- fails here" in out and "(cached)" in out
+
+
+def test_evaluate_proves_a_mutant_different_with_the_state_where_the_domains_part(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path))
+    mutant = PUT_DOWN.replace("(clear ?x)", "")   # the block put down is no longer clear
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "blocksworld", "put-down", "--json", stdin=mutant)
+    data = json.loads(out)
+    assert code == 1 and data["equivalence_mode"] == "proven" and data["proof"]["proven"] is True
+    cx = data["proof"]["counterexample"]
+    assert cx["valid_in"] == "reference" and cx["reference_validation"]["status"] == "valid"
+    assert cx["generated_validation"]["status"] == "invalid" and cx["plan"][-1].startswith("(put-down ")
+    assert "(:goal" in cx["problem_pddl"]
+    code, out, _ = run(capsys, monkeypatch, "evaluate", "blocksworld", "put-down", stdin=mutant)
+    assert "parts the two domains" in out and "<-- the domains part here" in out and "atoms that matter" in out
 
 
 def test_evaluate_accepts_a_folder_without_descriptions(capsys, monkeypatch, tmp_path, bundles):
@@ -212,7 +230,8 @@ def test_sigint_twice_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(
     temp.mkdir()
     env = dict(os.environ, TMPDIR=str(temp), DOMAIN_DRAFTER_CACHE=str(tmp_path / "cache"))
     script = Path(sys.executable).parent / "domain-drafter"
-    proc = subprocess.Popen([str(script), "evaluate", str(folder), "put-down", "--k", "100000", "--time-limit", "120"],
+    proc = subprocess.Popen([str(script), "evaluate", str(folder), "put-down", "--k", "100000", "--time-limit", "120",
+                             "--equivalence", "paper"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     proc.stdin.write(PUT_DOWN)
     proc.stdin.close()
