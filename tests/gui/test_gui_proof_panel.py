@@ -158,3 +158,37 @@ def test_state_view_and_feedback_say_where_the_domains_part(heavy_pack, judge):
     path = free_problem_path(heavy_pack.folder / "problems", cx, "pack-first")
     assert path.name == f"cx-pack-first-{cx.state.problem}-01.pddl"
     assert read_problem(cx.problem_pddl).objects          # a complete problem, as PDDL
+
+
+def test_the_distinguishing_state_fits_the_laptop_screen_for_every_action(qtbot, window, bundles):
+    """One mutant per reference action (its first precondition dropped), shown in the maximised window."""
+    from dataclasses import replace
+
+    from gui_helpers import SCREEN_WIDTH, select
+
+    window.showMaximized()
+    qtbot.waitUntil(lambda: window.isMaximized() and window.width() == SCREEN_WIDTH)
+    view = window.result_panel.proof_view
+    clipped, shown = [], 0
+    for bundle in bundles.values():
+        for name in bundle.action_names:
+            action = bundle.domain.action(name)
+            result = window.drafts.evaluator.evaluate(
+                bundle, name, replace(action, precondition=action.precondition[1:]).to_pddl(indent=""))
+            if result.proof is None or result.proof.counterexample is None:
+                continue
+            shown += 1
+            select(qtbot, window, bundle.name, name)
+            window.drafts.show_result(result)
+            qtbot.wait(1)   # let the layout settle
+            assert window.result_panel.tabs.currentIndex() == COUNTEREXAMPLE_TAB and view.isVisible()
+            plan = view.plan_view
+            last = plan.visualRect(view.plan_model.index(view.plan_model.rowCount() - 1, 0))
+            if plan.verticalScrollBar().maximum() > 0 or last.bottom() > plan.viewport().height():
+                clipped.append(f"{bundle.name}/{name}: plan")
+            for widget in (view.verdict, view.save_button):
+                corner = widget.mapTo(window, widget.rect().bottomRight())
+                if not widget.isVisible() or not window.rect().contains(corner):
+                    clipped.append(f"{bundle.name}/{name}: {widget.objectName()}")
+    assert clipped == [], clipped
+    assert shown >= 25   # nearly every such mutant is proven Different with a distinguishing state
