@@ -90,6 +90,12 @@ def add_planner_options(p: argparse.ArgumentParser, *, equivalence: bool = True)
     p.add_argument("--equivalence", choices=[m.value for m in EquivalenceMode], default=d.equivalence.value,
                    help="'proven': compare the reachable states of the problems (default); "
                         "'paper': the paper's top-k plan heuristic (METHOD section 6, for Table 1)")
+    p.add_argument("--state-budget", type=int, default=d.state_budget,
+                   help=f"reachable states explored per problem before the proof asks a planner "
+                        f"(default {d.state_budget:,})")
+    p.add_argument("--proof-time-limit", type=float, default=d.proof_time_limit_s,
+                   help=f"seconds for the proof per answer; past it the verdict is the heuristic's, marked "
+                        f"unproven (default {d.proof_time_limit_s:g})")
 
 
 def evaluation_options(args: argparse.Namespace, **changes):
@@ -97,8 +103,11 @@ def evaluation_options(args: argparse.Namespace, **changes):
     from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
     from domain_drafter.planning.proof_types import EquivalenceMode  # noqa: PLC0415
 
-    return EvaluationOptions(k=args.k, time_limit_s=args.time_limit,
-                             equivalence=EquivalenceMode(args.equivalence), **changes)
+    chosen = {"k": args.k, "time_limit_s": args.time_limit}
+    if hasattr(args, "equivalence"):   # see add_planner_options(equivalence=...)
+        chosen.update(equivalence=EquivalenceMode(args.equivalence), state_budget=args.state_budget,
+                      proof_time_limit_s=args.proof_time_limit)
+    return EvaluationOptions(**chosen, **changes)
 
 
 def evaluator(args: argparse.Namespace, **changes):
