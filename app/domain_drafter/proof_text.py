@@ -3,17 +3,21 @@
 No Qt here. `proof_headline` is the one line under the badge; `state_view` lays out the
 distinguishing state (the prefix plan, the atoms that matter, what each domain does);
 `feedback_text` says the same in sentences for the model; `free_problem_path` and
-`save_problem` turn a counterexample into a regression problem without overwriting a file.
+`save_problem` turn a counterexample into a regression problem without overwriting a file, and
+`reference_reaches_goal` says whether the reference can solve it (a problem the reference cannot
+solve gives later answers no reference plans to be judged by).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import UsageError
+from domain_drafter.core.model import Domain
 from domain_drafter.planning.equivalence import EquivalenceReport
 from domain_drafter.planning.proof_types import ProofCounterexample, ProofMethod, ProofReport
 
@@ -118,6 +122,28 @@ def save_problem(path: Path, cx: ProofCounterexample, *, overwrite: bool = False
         raise UsageError(f"cannot write the problem: {exc.strerror}", where=path,
                          hint="choose a folder you can write to") from None
     return path
+
+
+def reference_reaches_goal(reference: Domain, cx: ProofCounterexample, *, budget: int = 200_000,
+                           time_limit_s: float = 1.0) -> bool | None:
+    """Can the reference domain reach the counterexample problem's goal? None if the search stopped first."""
+    if cx.valid_in == "reference":
+        return True                       # its plan is the reference's
+    from domain_drafter.core.reader import read_problem
+    from domain_drafter.planning.grounding import Grounder, GroundingLimit
+    from domain_drafter.planning.state_space import explore, goal_masks
+
+    problem = read_problem(cx.problem_pddl)
+    try:
+        grounder = Grounder(reference, problem, reference.fluent_predicates)
+        space, found = explore(grounder.ground_domain(reference), grounder.index, grounder.init_state(),
+                               budget=budget, deadline=time.perf_counter() + time_limit_s,
+                               goal=goal_masks(grounder.index, problem.goal))
+    except GroundingLimit:
+        return None
+    if found is not None:
+        return True
+    return False if space.complete else None
 
 
 def _slug(text: str) -> str:

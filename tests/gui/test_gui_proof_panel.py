@@ -21,8 +21,8 @@ from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.proof_types import ProofMethod
 from domain_drafter.planning.validator import PlanValidator, read_plan
-from domain_drafter.proof_text import (feedback_text, free_problem_path, proof_headline, save_problem,
-                                       state_view)
+from domain_drafter.proof_text import (feedback_text, free_problem_path, proof_headline, reference_reaches_goal,
+                                       save_problem, state_view)
 
 # pack-first that also re-adds (unpacked ?item): the packed item stays unpacked in D'. The heuristic
 # calls it Equivalent (no top-k plan passes where it matters); the proof parts the domains at once.
@@ -64,7 +64,7 @@ def test_a_difference_the_heuristic_misses_shows_its_distinguishing_state(qtbot,
     panel = ResultPanel()
     qtbot.addWidget(panel)
     panel.show()
-    panel.show_result(result, heavy_pack.domain.action("pack-first"), heavy_pack.folder / "problems")
+    panel.show_result(result, heavy_pack.domain.action("pack-first"), heavy_pack)
     assert panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Distinguishing state"
     assert panel.tabs.currentIndex() == COUNTEREXAMPLE_TAB and panel.tabs.isTabEnabled(COUNTEREXAMPLE_TAB)
     view = panel.proof_view
@@ -87,7 +87,7 @@ def test_save_as_problem_writes_a_regression_problem_and_never_overwrites(qtbot,
     panel = ResultPanel()
     qtbot.addWidget(panel)
     panel.show()
-    panel.show_result(result, heavy_pack.domain.action("pack-first"), problems)
+    panel.show_result(result, heavy_pack.domain.action("pack-first"), heavy_pack)
     saved = []
     for _ in range(2):
         qtbot.mouseClick(panel.proof_view.save_button, Qt.MouseButton.LeftButton)
@@ -98,7 +98,7 @@ def test_save_as_problem_writes_a_regression_problem_and_never_overwrites(qtbot,
         with qtbot.waitSignal(panel.problem_saved, timeout=5000) as blocker:
             dialog.accept()
         saved.append(blocker.args[0])
-        assert panel.proof_view.saved.text() == f"Saved as {blocker.args[0]}"
+        assert panel.proof_view.saved.text() == f"Saved as {blocker.args[0]}"   # the reference solves it: no warning
     assert saved[0] != saved[1] and [p.read_text() for p in saved] == [cx.problem_pddl.rstrip("\n") + "\n"] * 2
     assert sorted(p.name for p in problems.iterdir()) == sorted(before + [p.name for p in saved])
     # the saved problem is one of the domain's problems now, and the counterexample plan holds on it
@@ -122,7 +122,7 @@ def test_a_proven_equivalence_says_how_many_states_were_compared(qtbot, bundles,
     assert proof.states > 2
     panel = ResultPanel()
     qtbot.addWidget(panel)
-    panel.show_result(result, bundle.domain.action("pick-up"), bundle.folder / "problems")
+    panel.show_result(result, bundle.domain.action("pick-up"), bundle)
     assert panel.message.text() == headline
     assert not panel.tabs.isTabEnabled(COUNTEREXAMPLE_TAB) and panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Counterexample"
     assert panel.no_counterexample.text() == f"No counterexample. {headline}"
@@ -192,3 +192,22 @@ def test_the_distinguishing_state_fits_the_laptop_screen_for_every_action(qtbot,
                     clipped.append(f"{bundle.name}/{name}: {widget.objectName()}")
     assert clipped == [], clipped
     assert shown >= 25   # nearly every such mutant is proven Different with a distinguishing state
+
+
+def test_saving_a_problem_the_reference_cannot_solve_says_so(qtbot, tmp_path, bundles, judge):
+    # pick-up that also adds (on ?x ?x): the constructed goal (on b b) is reachable in D' only
+    folder = tmp_path / "blocksworld"
+    shutil.copytree(bundles["blocksworld"].folder, folder)
+    bundle = load_bundle_path(folder)
+    answer = bundle.domain.action("pick-up").to_pddl().replace("(holding ?x)", "(holding ?x) (on ?x ?x)")
+    result = judge(bundle, "pick-up", answer)
+    cx = result.proof.counterexample
+    assert cx.valid_in == "generated" and reference_reaches_goal(bundle.domain, cx) is False
+    assert reference_reaches_goal(bundles["heavy-pack"].domain, judge(bundles["heavy-pack"], "pack-first",
+                                                                      STAYS_UNPACKED).proof.counterexample)
+    panel = ResultPanel()
+    qtbot.addWidget(panel)
+    panel.show_result(result, bundle.domain.action("pick-up"), bundle)
+    written = panel.proof_view.write_problem(str(free_problem_path(folder / "problems", cx, "pick-up")))
+    assert written is not None and written.parent == folder / "problems"
+    assert panel.proof_view.saved.text().startswith(f"Saved as {written}. The reference domain cannot reach")

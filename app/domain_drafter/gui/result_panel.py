@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.model import ActionSchema
@@ -47,7 +48,8 @@ from domain_drafter.gui.presentation import (
 )
 from domain_drafter.planning.evaluate import EvaluationResult
 from domain_drafter.planning.proof_types import ProofCounterexample
-from domain_drafter.proof_text import free_problem_path, proof_headline, save_problem, state_view
+from domain_drafter.proof_text import (free_problem_path, proof_headline, reference_reaches_goal, save_problem,
+                                       state_view)
 
 COUNTEREXAMPLE_TAB, DIFF_TAB = 0, 1
 
@@ -139,12 +141,16 @@ class DistinguishingStateView(QWidget):
         layout.addStretch(1)   # the rows keep their own height; the rest stays empty below
         self.counterexample: ProofCounterexample | None = None
         self.action = ""
-        self.folder: Path | None = None
+        self.bundle: DomainBundle | None = None
         self.dialog: QFileDialog | None = None
 
-    def show_counterexample(self, cx: ProofCounterexample, action: str, folder: Path | None) -> None:
-        """`folder`: where Save as problem… proposes to write (the domain's problems/), or None."""
-        self.counterexample, self.action, self.folder = cx, action, folder
+    @property
+    def folder(self) -> Path | None:
+        """Where Save as problem… proposes to write: the domain's problems/ (None without a bundle)."""
+        return self.bundle.folder / "problems" if self.bundle is not None else None
+
+    def show_counterexample(self, cx: ProofCounterexample, action: str, bundle: DomainBundle | None) -> None:
+        self.counterexample, self.action, self.bundle = cx, action, bundle
         view = state_view(cx)
         self.title.setText(view.title)
         steps = [*view.prefix, view.step]
@@ -186,7 +192,11 @@ class DistinguishingStateView(QWidget):
         except DrafterError as err:
             self.saved.setText(f"Not saved: {err.what}" + (f" ({err.hint})" if err.hint else ""))
             return None
-        self.saved.setText(f"Saved as {written}")
+        said = f"Saved as {written}"
+        if self.bundle is not None and reference_reaches_goal(self.bundle.domain, self.counterexample) is False:
+            said += (". The reference domain cannot reach this problem's goal: while the file stays among the "
+                     "domain's problems, answers cannot be judged by the reference's plans on it")
+        self.saved.setText(said)
         self.problem_saved.emit(written)
         return written
 
@@ -302,7 +312,7 @@ class ResultPanel(QWidget):
         layout.addWidget(self.hint, 1)
         self.result: EvaluationResult | None = None
         self._reference: ActionSchema | None = None
-        self._problems_folder: Path | None = None
+        self._bundle: DomainBundle | None = None
         self._set_link()
         self.clear()
 
@@ -329,11 +339,11 @@ class ResultPanel(QWidget):
         self.message.setText(note)
 
     def show_result(self, result: EvaluationResult, reference: ActionSchema,
-                    problems_folder: Path | None = None) -> None:
-        """`problems_folder`: the domain's problems/, where Save as problem… proposes to write."""
+                    bundle: DomainBundle | None = None) -> None:
+        """`bundle`: the judged domain (Save as problem… proposes its problems/ folder and checks the goal)."""
         self.result = result
         self._reference = reference
-        self._problems_folder = problems_folder
+        self._bundle = bundle
         self.badge.show_badge(badge_text(result), badge_style(result), result.result_class)
         message = proof_headline(result.proof, result.equivalence) if result.proof is not None else result.message
         if result.error:
@@ -354,7 +364,7 @@ class ResultPanel(QWidget):
         """Redraw in the current scheme (after a light/dark switch)."""
         self._set_link()
         if self.result is not None and self._reference is not None:
-            self.show_result(self.result, self._reference, self._problems_folder)
+            self.show_result(self.result, self._reference, self._bundle)
         else:
             self.badge.show_badge(self.badge.text(), current_scheme().neutral_badge)
         for view in (self.reference_view, self.generated_view):
@@ -369,7 +379,7 @@ class ResultPanel(QWidget):
                 widget.hide()
             self.tabs.setTabEnabled(COUNTEREXAMPLE_TAB, True)
             self.tabs.setTabText(COUNTEREXAMPLE_TAB, "Distinguishing state")
-            self.proof_view.show_counterexample(proven_cx, result.action, self._problems_folder)
+            self.proof_view.show_counterexample(proven_cx, result.action, self._bundle)
             return True
         self.tabs.setTabText(COUNTEREXAMPLE_TAB, "Counterexample")
         cx = result.equivalence.counterexample if result is not None and result.equivalence else None
