@@ -9,11 +9,12 @@ import pytest
 
 import domain_drafter
 from domain_drafter.core.classes import Subclass
-from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator, VerdictCache
+from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
 from domain_drafter.planning.plan_cache import PlanCache
 
 BLOCKS = "blocksworld"
+PAPER = EvaluationOptions(equivalence=EquivalenceMode.PAPER)  # rows of the paper heuristic's reports
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,7 @@ def test_foreign_verdict_row_is_a_miss_and_is_replaced(bundles, planner, plan_ca
     bundle = bundles[BLOCKS]
     answer = bundle.domain.action("stack").to_pddl()
     path = tmp_path / "verdicts.sqlite"
-    with Evaluator(EvaluationOptions(), planner=planner, plan_cache=plan_cache, verdicts=VerdictCache(path)) as ev:
+    with Evaluator(PAPER, planner=planner, plan_cache=plan_cache, verdicts=VerdictCache(path)) as ev:
         first = ev.evaluate(bundle, "stack", answer)
         assert first.subclass is Subclass.EQUIVALENT and not first.cached
         key = ev.verdict_key(bundle, "stack", first.check.action)
@@ -52,17 +53,17 @@ def test_foreign_verdict_row_is_a_miss_and_is_replaced(bundles, planner, plan_ca
         db.execute("UPDATE verdicts SET report = ? WHERE key = ?", (row, key))
     fresh = VerdictCache(path)
     assert fresh.get(key) is None
-    with Evaluator(EvaluationOptions(), planner=planner, plan_cache=plan_cache, verdicts=fresh) as ev:
+    with Evaluator(PAPER, planner=planner, plan_cache=plan_cache, verdicts=fresh) as ev:
         again = ev.evaluate(bundle, "stack", answer)
     assert again.subclass is Subclass.EQUIVALENT and not again.cached
     assert json.loads(stored_rows(path)[key])["subclass"] == "Equivalent"
-    with Evaluator(EvaluationOptions(), planner=planner, plan_cache=plan_cache, verdicts=VerdictCache(path)) as ev:
+    with Evaluator(PAPER, planner=planner, plan_cache=plan_cache, verdicts=VerdictCache(path)) as ev:
         assert ev.evaluate(bundle, "stack", answer).cached
 
 
 def test_verdict_key_changes_with_the_domain_drafter_version(bundles, planner, plan_cache, tmp_path, monkeypatch):
     bundle = bundles[BLOCKS]
-    with Evaluator(EvaluationOptions(), planner=planner, plan_cache=plan_cache,
+    with Evaluator(PAPER, planner=planner, plan_cache=plan_cache,
                    verdicts=VerdictCache(tmp_path / "v.sqlite")) as ev:
         action = bundle.domain.action("stack")
         before = ev.verdict_key(bundle, "stack", action)

@@ -6,7 +6,7 @@ import pytest
 
 from domain_drafter.core.bundle import load_bundle
 from domain_drafter.core.classes import Subclass
-from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator, VerdictCache
+from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.validator import FailureKind
@@ -18,7 +18,7 @@ def courier_eval(tmp_path_factory):
     root = tmp_path_factory.mktemp("either-eval")
     bundle = load_bundle(write_courier(root / "courier"))
     planner = KStarPlanner(k=100, time_limit_s=60)
-    with Evaluator(EvaluationOptions(), planner=planner, plan_cache=PlanCache(planner, root / "plans"),
+    with Evaluator(EvaluationOptions(equivalence=EquivalenceMode.PAPER), planner=planner, plan_cache=PlanCache(planner, root / "plans"),
                    verdicts=VerdictCache(root / "verdicts.sqlite")) as evaluator:
         yield bundle, evaluator
 

@@ -5,18 +5,21 @@ from __future__ import annotations
 import pytest
 
 from domain_drafter.core.classes import ResultClass, Subclass
-from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator, canonical_action
+from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, canonical_action
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.evaluate import VerdictCache
 from tests.conftest import all_reference_actions
+
+# The paper's heuristic (METHOD 6, `--equivalence paper`): its verdicts and reports, exactly as before issue 14.
+PAPER = EvaluationOptions(equivalence=EquivalenceMode.PAPER)
 
 
 @pytest.fixture(scope="module")
 def evaluator(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cache")
     planner = KStarPlanner(k=100, time_limit_s=60)
-    with Evaluator(EvaluationOptions(), planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
+    with Evaluator(PAPER, planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
                    verdicts=VerdictCache(folder / "verdicts.sqlite")) as ev:
         yield ev
 
@@ -117,7 +120,7 @@ def test_syntax_and_semantic_errors_never_reach_the_planner(evaluator, bundles):
 def test_planner_time_out_is_noplan_marked_as_time_out(tmp_path, bundles, evaluator):
     bundle = bundles["blocksworld"]
     slow = KStarPlanner(k=100, time_limit_s=0.001)
-    with Evaluator(planner=slow, plan_cache=evaluator.plan_cache,
+    with Evaluator(PAPER, planner=slow, plan_cache=evaluator.plan_cache,
                    verdicts=VerdictCache(tmp_path / "v.sqlite")) as ev:
         result = ev.evaluate(bundle, "stack", mutate(bundles, "blocksworld", "stack", "(on ?x ?y)", "(on ?x ?y) (clear ?y)"))
     assert result.subclass is Subclass.NO_PLAN
@@ -127,7 +130,7 @@ def test_planner_time_out_is_noplan_marked_as_time_out(tmp_path, bundles, evalua
 
 def test_missing_planner_is_an_error_result_never_equivalent(tmp_path, bundles):
     broken = KStarPlanner(python="/nonexistent/python3")
-    with Evaluator(planner=broken, plan_cache=PlanCache(broken, tmp_path / "plans"),
+    with Evaluator(PAPER, planner=broken, plan_cache=PlanCache(broken, tmp_path / "plans"),
                    verdicts=VerdictCache(tmp_path / "v.sqlite")) as ev:
         bundle = bundles["gripper"]
         result = ev.evaluate(bundle, "move", bundle.domain.action("move").to_pddl())
@@ -154,7 +157,7 @@ def test_progress_is_reported_and_cancel_stops_the_evaluation(evaluator, bundles
     seen = []
     task = TaskState(on_progress=lambda done, total, msg: seen.append((done, total, msg)))
     bundle = bundles["depot"]
-    with Evaluator(planner=evaluator.planner, plan_cache=evaluator.plan_cache,
+    with Evaluator(PAPER, planner=evaluator.planner, plan_cache=evaluator.plan_cache,
                    verdicts=VerdictCache(tmp_path / "fresh.sqlite")) as fresh:
         fresh.evaluate(bundle, "lift", bundle.domain.action("lift").to_pddl(), task=task)
         assert seen[0] == (0, 3, "planning with K*") and seen[-1][0] == seen[-1][1] == 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from domain_drafter.planning.equivalence import equivalence_from_dict
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
+from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.validator import PlanValidator, plan_validation_from_dict, read_plan
@@ -30,7 +30,8 @@ def test_plan_validations_round_trip_through_json(bundles, kstar_plans):
 
 def test_equivalence_reports_round_trip_through_json(bundles, tmp_path):
     planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, tmp_path / "p"),
+    with Evaluator(EvaluationOptions(equivalence=EquivalenceMode.PAPER), planner=planner,
+                   plan_cache=PlanCache(planner, tmp_path / "p"),
                    verdicts=VerdictCache(tmp_path / "v.sqlite")) as ev:
         b = bundles["gripper"]
         for old, new in [("(free ?g)", "(free ?g)"), ("(free ?g)", "(free ?g) (free left)"),

@@ -45,6 +45,7 @@ class ProofSettings:
     state_budget: int = 200_000     # reachable states explored per problem before the planner route
     time_limit_s: float = 20.0      # the whole proof: exploration, comparison and witness planning
     grounding_limit: int = 1_000_000
+    shortcuts: bool = True          # off: explore even where a shortcut would decide (tests, measurements)
 
 
 @dataclass
@@ -88,7 +89,7 @@ def prove_equivalence(reference: Domain, generated: Domain, problems: Sequence[P
     started = time.perf_counter()
     names = compared_names(reference, generated, actions)
     count = len(problems)
-    reason = shortcut_reason(reference, generated, names, problems)
+    reason = shortcut_reason(reference, generated, names, problems) if settings.shortcuts else None
     if reason is not None:
         return ProofReport(Subclass.EQUIVALENT, ProofMethod.SHORTCUT, True, 0, count, reason=reason,
                            timings={"shortcut_s": time.perf_counter() - started})
