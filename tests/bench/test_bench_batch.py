@@ -1,6 +1,6 @@
 """`bench run --batch B` (issue 16 item 4): B answers in flight in one llama.cpp batch on the tiny model.
 
-The answers must be those of a one-at-a-time run (greedy decoding is batch-independent); a stop
+On the tiny model (plain F32 weights) the answers must be those of a one-at-a-time run; a stop
 mid-batch stores only finished answers (the rest stay pending) and --resume completes the run.
 """
 
@@ -44,10 +44,16 @@ def test_batched_run_stores_the_one_at_a_time_answers(tmp_path, tiny_model, priv
     assert json.loads(recorded)["batch"] == 3   # the run's spec record says how it was generated
 
 
-def test_batch_is_not_part_of_the_fingerprint_and_defaults_from_the_spec(tmp_path, tiny_model):
+def test_batch_one_keeps_the_old_fingerprint_and_a_bigger_batch_is_another_experiment(tmp_path, tiny_model):
+    import hashlib
+
     spec = load_spec(write_spec(tmp_path / "f.toml", tiny_model, extra="batch = 2"))
     assert spec.batch == 2
-    assert spec.fingerprint == spec.with_overrides(batch=8).fingerprint
+    one = spec.with_overrides(batch=1)
+    before = {k: v for k, v in one.to_dict().items() if k not in ("batch", "workers", "threads", "description")}
+    assert one.fingerprint == hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()[:16]
+    assert spec.fingerprint != one.fingerprint and spec.fingerprint != spec.with_overrides(batch=8).fingerprint
+    assert spec.fingerprint == spec.with_overrides(workers=3).fingerprint
 
 
 def test_a_stop_mid_batch_leaves_unfinished_tasks_pending_and_resume_completes(tmp_path, tiny_model, private_cache):

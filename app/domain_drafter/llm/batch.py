@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Sequence as Seq
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import DecodingOptions, Generation
+from domain_drafter.llm.llama_log import CaptureLog, load_lock
 from domain_drafter.llm.sequence import Sequence
 
 
@@ -61,11 +62,12 @@ class BatchDecoder:
         params.n_ctx = n_slots * n_ctx_per_seq
         params.n_seq_max = n_slots
         params.kv_unified = False
-        self.ctx = lc.llama_init_from_model(backend._llm.model, params)
+        with load_lock, CaptureLog(lc, backend._verbose) as log:
+            self.ctx = lc.llama_init_from_model(backend._llm.model, params)
         if not self.ctx:
             raise ModelError(f"llama.cpp could not make a context for {n_slots} sequences of "
-                             f"{n_ctx_per_seq} tokens", where=backend.model_path,
-                             hint="use a smaller batch or context, or free memory")
+                             f"{n_ctx_per_seq} tokens: {log.problems() or 'no reason given'}",
+                             where=backend.model_path, hint="use a smaller batch or context, or free memory")
         self.n_ctx_per_seq = int(lc.llama_n_ctx(self.ctx)) // n_slots
         self.mem = lc.llama_get_memory(self.ctx)
         self.batch = lc.llama_batch_init(512, 0, 1)
