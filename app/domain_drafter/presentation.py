@@ -100,7 +100,7 @@ def format_comparison(comparison, reference) -> str:
     from domain_drafter.core.plan_words import plan_in_words  # noqa: PLC0415 - only when there is a divergence
     from domain_drafter.planning.kstar import parse_step  # noqa: PLC0415
 
-    lines = [f"{comparison.verdict.value}: {comparison.message}"]
+    lines = [comparison.verdict.value, f"  {comparison.message}"]
     said = [f"{a.name} {a.status.value}" + (f" (ARE {a.are.total})" if a.are and a.are.total else "")
             for a in comparison.actions]
     lines.append("  actions: " + ", ".join(said))

@@ -41,7 +41,7 @@ def drop_delete(domain, action: str):
 def test_a_bundled_domain_against_its_own_folder_is_equivalent(capsys):
     code, out, _ = run(capsys, "compare", "blocksworld", bundled_root() / "blocksworld")
     assert code == 0
-    assert out.startswith("Equivalent: all ") and "put-down same" in out
+    assert out.startswith("Equivalent\n  Equivalent, proven: all 4 actions ") and "put-down same" in out
 
 
 def test_a_changed_action_is_blamed_with_the_plan_step_and_words(capsys, bundles, tmp_path):
@@ -49,7 +49,7 @@ def test_a_changed_action_is_blamed_with_the_plan_step_and_words(capsys, bundles
     folder = candidate(tmp_path, domain)
     code, out, _ = run(capsys, "compare", "blocksworld", folder)
     assert code == 1
-    assert out.startswith("Different: ") and "blame 'put-down'" in out
+    assert out.startswith("Different\n  ") and "blame 'put-down'" in out
     assert "put-down changed (ARE 1)" in out and "<-- here" in out
     assert "in the reference domain, in words:" in out and "the hand puts block" in out
 
@@ -71,7 +71,7 @@ def test_a_candidate_missing_an_action_is_incomplete(capsys, bundles, tmp_path):
     data = json.loads(out)
     assert code == 1 and data["verdict"] == "Incomplete" and data["missing"] == ["drop"]
     assert data["subclass"] == "Equivalent"   # with the reference's drop in its place, the rest is equivalent
-    assert data["message"].startswith("the candidate has no drop; with the reference's in its place, all ")
+    assert data["message"].startswith("the candidate has no drop; with the reference's in its place, Equivalent, proven: ")
 
 
 def test_a_broken_candidate_exits_3_naming_file_line_and_column(capsys, bundles, tmp_path):

@@ -79,23 +79,31 @@ def add_target(p: argparse.ArgumentParser, domain_help: str, answer: bool = True
 def add_planner_options(p: argparse.ArgumentParser, *, equivalence: bool = True) -> None:
     """--k, --time-limit and (unless `equivalence` is False) --equivalence, with the engine's defaults."""
     from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
-    from domain_drafter.planning.proof_types import EquivalenceMode  # noqa: PLC0415
 
     d = EvaluationOptions()
     p.add_argument("--k", type=int, default=d.k, help=f"top-k plans per problem (default {d.k})")
     p.add_argument("--time-limit", type=float, default=d.time_limit_s,
                    help=f"seconds per planner call (default {d.time_limit_s:g})")
-    if not equivalence:
-        return
-    p.add_argument("--equivalence", choices=[m.value for m in EquivalenceMode], default=d.equivalence.value,
-                   help="'proven': compare the reachable states of the problems (default); "
-                        "'paper': the paper's top-k plan heuristic (METHOD section 6, for Table 1)")
-    p.add_argument("--state-budget", type=int, default=d.state_budget,
-                   help=f"reachable states explored per problem before the proof asks a planner "
-                        f"(default {d.state_budget:,})")
-    p.add_argument("--proof-time-limit", type=float, default=d.proof_time_limit_s,
-                   help=f"seconds for the proof per answer; past it the verdict is the heuristic's, marked "
-                        f"unproven (default {d.proof_time_limit_s:g})")
+    if equivalence:
+        add_equivalence_option(p)
+        p.add_argument("--state-budget", type=int, default=d.state_budget,
+                       help=f"reachable states explored per problem before the proof asks a planner "
+                            f"(default {d.state_budget:,})")
+        p.add_argument("--proof-time-limit", type=float, default=d.proof_time_limit_s,
+                       help=f"seconds for the proof per answer; past it the verdict is the heuristic's, marked "
+                            f"unproven (default {d.proof_time_limit_s:g})")
+
+
+def add_equivalence_option(p: argparse.ArgumentParser, *, from_spec: bool = False) -> None:
+    """--equivalence proven|paper; its default is EvaluationOptions' or, `from_spec`, the experiment spec's."""
+    from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
+    from domain_drafter.planning.proof_types import EquivalenceMode  # noqa: PLC0415
+
+    default = None if from_spec else EvaluationOptions().equivalence.value
+    told = f"(default {default})" if default else "(default: the spec's)"
+    p.add_argument("--equivalence", choices=[m.value for m in EquivalenceMode], default=default,
+                   help="'proven': compare the reachable states of the problems; 'paper': the paper's top-k "
+                        f"plan heuristic (METHOD section 6, for Table 1) {told}")
 
 
 def evaluation_options(args: argparse.Namespace, **changes):

@@ -60,7 +60,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     reference.require_problems()
     candidate = _candidate_domain(args.candidate)
     with evaluator(args) as judge:
-        comparison = compare_domains(reference, candidate, judge.planner, judge.plan_cache)
+        comparison = compare_domains(reference, candidate, judge.planner, judge.plan_cache, options=judge.options,
+                                     states=judge.states, search=judge.search)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     else:

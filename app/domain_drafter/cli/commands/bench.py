@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from domain_drafter.cli.options import add_planner_options
+from domain_drafter.cli.options import add_equivalence_option, add_planner_options
 
 GRAMMAR_MODES = {"off": (False,), "on": (True,), "both": (False, True)}
 
@@ -27,6 +27,8 @@ def _apply_overrides(spec, args: argparse.Namespace):
         changes["name"] = args.name
     if getattr(args, "batch", None) is not None:
         changes["batch"] = args.batch
+    if args.equivalence is not None:
+        changes["equivalence"] = args.equivalence
     return spec.with_overrides(**changes) if changes else spec
 
 
@@ -69,13 +71,35 @@ def cmd_bench_import(args: argparse.Namespace) -> int:
     printer = ProgressPrinter(plain=True if args.plain else None)
     try:
         summary = import_answers(source, out, k=args.k, time_limit_s=args.time_limit, executor=args.executor,
-                                 workers=args.workers, on_progress=printer)
+                                 workers=args.workers, on_progress=printer, equivalence=args.equivalence)
     finally:
         printer.close()
     for problem in summary.problems:
         print(f"{source}:{problem.line}: skipped: {problem.message}", file=sys.stderr)
     print(f"results: {summary.path} ({summary.stored} answers judged, {len(summary.problems)} line(s) skipped)")
     return 0 if not summary.problems else 1
+
+
+def cmd_bench_rejudge(args: argparse.Namespace) -> int:
+    from domain_drafter.bench.progress import ProgressPrinter
+    from domain_drafter.bench.rejudge import rejudge
+    from domain_drafter.bench.spec import load_spec
+
+    spec = load_spec(args.spec) if args.spec else None
+    printer = ProgressPrinter(plain=True if args.plain else None)
+    try:
+        summary = rejudge(Path(args.source), Path(args.out), spec=spec, equivalence=args.equivalence,
+                          executor=args.executor, workers=args.workers, on_progress=printer)
+    finally:
+        printer.close()
+    if summary.unknown:
+        print(f"skipped {len(summary.unknown)} stored answer(s) that are no task of the experiment, e.g. "
+              f"{summary.unknown[0]}", file=sys.stderr)
+    if summary.missing:
+        print(f"{len(summary.missing)} task(s) have no stored answer and stay pending, e.g. {summary.missing[0]}",
+              file=sys.stderr)
+    print(f"results: {summary.path} ({summary.evaluated}/{summary.total} tasks judged; {summary.judged_now} now)")
+    return 0 if summary.evaluated == summary.total else 1
 
 
 def cmd_bench_report(args: argparse.Namespace) -> int:
@@ -101,6 +125,8 @@ def cmd_bench_status(args: argparse.Namespace) -> int:
     print(f"tasks: {status['total']} ({', '.join(f'{k} {v}' for k, v in sorted(status['by_status'].items()))})")
     for system, counts in status["by_system"].items():
         print(f"  {system}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    for system, counts in status["equivalents"].items():
+        print(f"  {system}: Equivalent " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return 0
 
 
@@ -122,6 +148,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--classes", help="comma-separated description classes instead of the spec's")
     p.add_argument("--name", help="experiment name instead of the spec's")
     p.add_argument("--batch", type=int, default=None, help="answers decoded together by llama.cpp (default: the spec's)")
+    add_equivalence_option(p, from_spec=True)
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop cleanly after this long (the answer being written is dropped); --resume continues")
     p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
@@ -133,8 +160,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--executor", default=None, help="'local' (default) or dask://HOST:PORT")
     p.add_argument("--workers", type=int, default=1, help="local evaluation processes (default 1)")
     add_planner_options(p, equivalence=False)
+    add_equivalence_option(p)
     p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
     p.set_defaults(func=cmd_bench_import)
+
+    p = bsub.add_parser("rejudge", help="judge the answers of a results file (or answers JSONL) again, "
+                                        "without generating: e.g. with both verdicts after an upgrade")
+    p.add_argument("source", help="results .sqlite, or answers JSONL (then --spec is needed)")
+    p.add_argument("--out", required=True, help="the new results .sqlite (run again to continue it)")
+    p.add_argument("--spec", help="the experiment .toml that made the answers (default: the one stored in SOURCE)")
+    add_equivalence_option(p)
+    p.add_argument("--executor", default=None, help="'local' (default) or dask://HOST:PORT")
+    p.add_argument("--workers", type=int, default=None, help="local evaluation processes (default: the spec's)")
+    p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
+    p.set_defaults(func=cmd_bench_rejudge)
 
     p = bsub.add_parser("report", help="Table 1 (Markdown, CSV, HTML) and figures (PNG, SVG) from a results file")
     p.add_argument("results")
