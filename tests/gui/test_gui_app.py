@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QApplication
 
 from domain_drafter.gui import app as gui_app
 from domain_drafter.gui.geometry import MAXIMISE_BELOW_WIDTH, Placement, Rect, first_placement, fits_a_screen
-from domain_drafter.gui.main_window import MainWindow, settings
+from domain_drafter.gui.main_window import MainWindow
+from domain_drafter.gui.window_state import gui_settings as settings
 from domain_drafter.gui.settings import AppSettings, save_settings
 
 

@@ -15,7 +15,10 @@ from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring_dialogs import NewActionDialog
 from domain_drafter.gui.authoring_jobs import parse_parameters
+from domain_drafter.gui.app_state import AppState
 from domain_drafter.gui.authoring_window import AuthoringWindow
+from domain_drafter.gui.settings import AppSettings
+from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.domain_compare import DomainVerdict, compare_domains
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
@@ -31,8 +34,12 @@ TRANSFER_PDDL = """(:action transfer
   :effect (and (at-robby ?to) (not (at-robby ?from)) (at ?obj ?to) (free ?g) (not (carry ?obj ?g))))"""
 
 
-def open_window(qtbot, workspace, backend=None) -> AuthoringWindow:
-    win = AuthoringWindow(workspace, (lambda task: backend) if backend is not None else None)
+def open_window(qtbot, workspace, model=None) -> AuthoringWindow:
+    """The window on its own app state; `model` (a GGUF path) is the one chosen for its jobs."""
+    state = AppState(AppSettings(preload_model=False))
+    if model is not None:
+        state.set_model(ModelEntry(model.stem, model, model.stat().st_size, "path"))
+    win = AuthoringWindow(workspace, state)
     qtbot.addWidget(win)
     win.show()
     return win
@@ -48,16 +55,21 @@ def states(win) -> list[str]:
     return [win.actions_model.index(r, 1).data() for r in range(win.actions_model.rowCount())]
 
 
-def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_backend, bundles, tmp_path):
-    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["blocksworld"]), tiny_backend)
+def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_model, bundles, tmp_path):
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["blocksworld"]), tiny_model)
     assert states(win) == ["reference"] * 4 and not win.stop_button.isEnabled()
     seen: list[str] = []
-    win.actions_model.modelReset.connect(lambda: seen.append(",".join(states(win))))
+    resets: list[str] = []
+    win.actions_model.dataChanged.connect(lambda *_: seen.append(",".join(states(win))))
+    win.actions_model.modelReset.connect(lambda: resets.append("reset"))
+    win.select("stack")
     outcome = run_job(qtbot, win, "draft-all", lambda: qtbot.mouseClick(win.draft_all_button, Qt.MouseButton.LeftButton))
     assert outcome == "finished"
     assert states(win) == ["drafted"] * 4
     assert "drafted,reference,reference,reference" in seen          # verdicts arrived one action at a time
-    assert win.verdict.toPlainText().startswith("Incomplete: the candidate has no pick-up")
+    assert resets == [] and win.selected() == "stack"                # rows updated in place, selection kept
+    assert win.verdict.toPlainText().startswith("Incomplete") and "the candidate has no pick-up" in \
+        win.verdict.toPlainText()
     assert win.actions_model.index(1, 2).data() in ("NoPDDL", "PError", "UToken", "NError", "TError", "PAError",
                                                     "BPError")
 
@@ -73,7 +85,7 @@ def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_backend, bun
 
     assert run_job(qtbot, win, "judge", lambda: qtbot.mouseClick(win.judge_button, Qt.MouseButton.LeftButton)) \
         == "finished"
-    assert win.verdict.toPlainText().startswith("Working copy: Equivalent: all ")
+    assert win.verdict.toPlainText().startswith("Working copy: Equivalent")
     win.history.setCurrentRow(1)
     qtbot.mouseClick(win.compare_button, Qt.MouseButton.LeftButton)
     assert win.verdict.toPlainText().startswith("put-down, attempt 2: passes the syntax and semantic checks")
@@ -112,10 +124,10 @@ def test_draft_all_accept_save_close_reopen_and_compare(qtbot, tiny_backend, bun
     again.close()
 
 
-def test_a_new_action_in_gripper_is_drafted_tried_and_accepted(qtbot, tiny_backend, bundles, tmp_path):
+def test_a_new_action_in_gripper_is_drafted_tried_and_accepted(qtbot, tiny_model, bundles, tmp_path):
     copy = WorkingCopy.from_bundle(bundles["gripper"])
     copy.save(tmp_path / "g")
-    win = open_window(qtbot, copy, tiny_backend)
+    win = open_window(qtbot, copy, tiny_model)
     dialog = NewActionDialog(win)
     dialog.name.setText("transfer")
     dialog.parameters.setText("?obj - ball ?from ?to - room ?g - gripper")
@@ -171,7 +183,10 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 from domain_drafter.drafting.workspace import WorkingCopy
+from domain_drafter.gui.app_state import AppState
 from domain_drafter.gui.authoring_window import AuthoringWindow
+from domain_drafter.gui.settings import AppSettings
+from domain_drafter.llm.models import ModelEntry
 app = QApplication([])
 win = AuthoringWindow(WorkingCopy.open(Path(sys.argv[1])))
 win.show()
@@ -209,7 +224,7 @@ def test_the_main_window_opens_the_authoring_window_on_its_domain(qtbot, window)
     authoring = window.authoring_windows[-1]
     qtbot.waitUntil(authoring.isVisible)
     assert authoring.workspace.name == "gripper" and states(authoring) == ["reference"] * 3
-    assert authoring.backend_source is not None and authoring.draft_all_button.isEnabled()   # the chosen model
+    assert authoring.state is window.state and authoring.draft_all_button.isEnabled()   # the chosen model
     authoring.close()
 
 
@@ -237,8 +252,8 @@ def test_descriptions_are_edited_in_place_checked_as_typed_and_saved(qtbot, bund
     win.close()
 
 
-def test_stop_ends_draft_all_and_keeps_what_was_drafted(qtbot, tiny_backend, bundles):
-    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["depot"]), tiny_backend)
+def test_stop_ends_draft_all_and_keeps_what_was_drafted(qtbot, tiny_model, bundles):
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["depot"]), tiny_model)
 
     def start_then_stop() -> None:
         qtbot.mouseClick(win.draft_all_button, Qt.MouseButton.LeftButton)
@@ -246,7 +261,7 @@ def test_stop_ends_draft_all_and_keeps_what_was_drafted(qtbot, tiny_backend, bun
         qtbot.mouseClick(win.stop_button, Qt.MouseButton.LeftButton)
 
     assert run_job(qtbot, win, "draft-all", start_then_stop) == "cancelled"
-    assert win.status.text() == "draft-all: stopped." and not win.stop_button.isEnabled()
+    assert win.status.text() == "Draft all: stopped." and not win.stop_button.isEnabled()
     assert states(win).count("reference") >= 4        # depot has 5 actions: Stop came before most of them
     assert all(s in ("drafted", "reference") for s in states(win))
     win.close()

@@ -43,9 +43,12 @@ def open_main(qtbot, settings: AppSettings) -> MainWindow:
     return window
 
 
-def open_authoring(window):
-    window.authoring_action.trigger()    # Authoring > Draft this domain…
-    return window.authoring_windows[-1]
+def open_authoring(window, folder):
+    """Authoring > Draft this domain…, the working copy bound to `folder` (autosaved: closing asks nothing)."""
+    window.authoring_action.trigger()
+    authoring = window.authoring_windows[-1]
+    authoring.workspace.save(folder)
+    return authoring
 
 
 def run_authoring_job(qtbot, authoring, kind: str, start) -> str:
@@ -99,11 +102,11 @@ def test_show_prompt_shows_the_prompt_generate_sends(qtbot, private_homes, tiny_
 
 @pytest.mark.parametrize("grammar", [False, True], ids=["free-decoding", "grammar"])
 def test_the_authoring_window_drafts_and_judges_with_the_settings(qtbot, private_homes, tiny_model, bundles,
-                                                                  monkeypatch, grammar):
+                                                                  monkeypatch, grammar, tmp_path):
     settings = chosen_settings(tiny_model, grammar=grammar)
     window = open_main(qtbot, settings)
     calls = spy_on_engine(monkeypatch)
-    authoring = open_authoring(window)
+    authoring = open_authoring(window, tmp_path / "draft")
     authoring.select("stack")
     assert run_authoring_job(qtbot, authoring, "draft", authoring.draft_selected) == "finished"
     assert_drafted_with(calls, bundles, settings, "stack")
@@ -115,11 +118,11 @@ def test_the_authoring_window_drafts_and_judges_with_the_settings(qtbot, private
 
 
 def test_new_action_drafts_with_the_settings_and_records_on_the_gui_thread(qtbot, private_homes, tiny_model,
-                                                                            bundles, monkeypatch):
+                                                                            bundles, monkeypatch, tmp_path):
     window = open_main(qtbot, chosen_settings(tiny_model, grammar=True))
     calls = spy_on_engine(monkeypatch)
     assert window.domain_panel.select_domain("gripper")
-    authoring = open_authoring(window)
+    authoring = open_authoring(window, tmp_path / "draft")
     from domain_drafter.gui.authoring_jobs import parse_parameters
 
     authoring.add_action(NewActionSpec("transfer", parse_parameters("?obj - ball ?from ?to - room ?g - gripper"),
@@ -136,10 +139,10 @@ def test_new_action_drafts_with_the_settings_and_records_on_the_gui_thread(qtbot
 
 
 def test_closing_the_authoring_window_does_not_wait_for_a_main_window_generation(qtbot, private_homes,
-                                                                                  tiny_model):
+                                                                                  tiny_model, tmp_path):
     window = open_main(qtbot, AppSettings(model=str(tiny_model), preload_model=False, max_new_tokens=4000))
     select(qtbot, window, "gripper", "pick")
-    authoring = open_authoring(window)
+    authoring = open_authoring(window, tmp_path / "draft")
     with qtbot.waitSignal(window.job_ended, timeout=JOB_TIMEOUT_MS) as ended:
         window.generate_action.trigger()
         qtbot.waitUntil(lambda: len(window.answer_panel.text()) > 20, timeout=JOB_TIMEOUT_MS)
@@ -160,13 +163,14 @@ def test_a_model_switch_during_draft_all_does_not_fail_the_draft(qtbot, private_
                     timeout=JOB_TIMEOUT_MS)
     other = tmp_path / "other-tiny.gguf"
     shutil.copyfile(tiny_model, other)
-    authoring = open_authoring(window)
+    authoring = open_authoring(window, tmp_path / "draft")
 
     def states() -> list[str]:
         model = authoring.actions_model
         return [model.index(r, 1).data() for r in range(model.rowCount())]
 
-    with qtbot.waitSignal(authoring.job_ended, timeout=JOB_TIMEOUT_MS * 4) as ended:
+    with qtbot.waitSignal(authoring.job_ended, timeout=JOB_TIMEOUT_MS * 4,
+                          check_params_cb=lambda kind, _outcome: kind == "draft-all") as ended:
         authoring.draft_all()
         qtbot.waitUntil(lambda: states()[0] == "drafted", timeout=JOB_TIMEOUT_MS)
         window.add_model_file(other)                              # loads in the background, now

@@ -10,7 +10,8 @@ from domain_drafter.core.answers import check_answer
 from domain_drafter.core.are import action_reconstruction_error
 from domain_drafter.core.errors import DomainError, ModelError
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.gui.jobs import ModelHolder, load_startup, open_bundle
+from domain_drafter.gui.jobs import load_startup, open_bundle
+from domain_drafter.gui.model_library import ModelLibrary
 from domain_drafter.gui.presentation import (
     EXTRA,
     MISSING,
@@ -21,7 +22,7 @@ from domain_drafter.gui.presentation import (
     renaming_note,
 )
 from domain_drafter.gui.workers import TaskWorker
-from domain_drafter.llm.models import ModelEntry
+from domain_drafter.llm.models import ModelEntry, list_models
 from domain_drafter.planning.equivalence import Counterexample
 from domain_drafter.planning.validator import FailureKind, PlanStatus, PlanValidation
 
@@ -39,26 +40,48 @@ def test_open_bundle_raises_what_the_window_reports(tmp_path):
         open_bundle(tmp_path, task=TaskState())
 
 
-def test_model_holder_keeps_one_model_and_switches(tiny_model, tmp_path):
+def entry_of(path) -> ModelEntry:
+    return ModelEntry(path.stem, path, path.stat().st_size, "path")
+
+
+def test_a_leased_model_stays_loaded_across_a_switch_and_closes_when_let_go(tiny_model, tmp_path):
     other = tmp_path / "other.gguf"
     shutil.copy(tiny_model, other)
-    holder = ModelHolder()
-    first_entry = ModelEntry("tiny", tiny_model, tiny_model.stat().st_size, "path")
-    first = holder.get(first_entry, TaskState())
-    assert holder.get(first_entry, TaskState()) is first
-    second = holder.get(ModelEntry("other", other, other.stat().st_size, "path"), TaskState())
-    assert second is not first and holder.loaded_path == other
+    library = ModelLibrary()
+    first = library.acquire(entry_of(tiny_model), TaskState())
+    again = library.acquire(entry_of(tiny_model), TaskState())
+    assert again.backend is first.backend and library.users() == 2
+    again.release()
+    second = library.acquire(entry_of(other), TaskState())        # a switch: new jobs get the other model
+    assert second.backend is not first.backend and library.loaded_path == other
+    assert library.is_loaded(entry_of(other)) and not library.is_loaded(entry_of(tiny_model))
+    assert first.backend.tokenize("x")                            # still open for the job that holds it
+    first.release()
     with pytest.raises(ModelError):
-        first.tokenize("x")   # closed when the other one loaded
-    holder.close()
-    assert holder.loaded_path is None
+        first.backend.tokenize("x")                               # closed once its last job let it go
+    second.release()
+    assert second.backend.tokenize("x")                           # the current model stays loaded, unused
+    library.close()
+    with pytest.raises(ModelError):
+        second.backend.tokenize("x")
+    assert library.loaded_path is None
 
 
-def test_model_holder_does_not_load_for_a_cancelled_task(tiny_model):
+def test_is_loaded_is_exact_for_the_default_entry(tiny_model, private_homes):
+    library = ModelLibrary()
+    default = next(m for m in list_models() if m.source == "default")
+    with library.acquire(entry_of(tiny_model), TaskState()):
+        assert library.is_loaded(entry_of(tiny_model)) and not library.is_loaded(default)
+        library.n_threads = 1                                     # other threads: a new load for new jobs
+        assert not library.is_loaded(entry_of(tiny_model))
+    library.close()
+
+
+def test_the_library_does_not_load_for_a_cancelled_task(tiny_model):
     task = TaskState()
     task.cancel()
     with pytest.raises(Cancelled):
-        ModelHolder().get(ModelEntry("tiny", tiny_model, 0, "path"), task)
+        ModelLibrary().acquire(entry_of(tiny_model), task)
 
 
 def test_huge_progress_numbers_are_scaled_for_the_int_signal(qtbot):

@@ -52,7 +52,8 @@ def test_every_panel_is_visible_at_1280x800(qtbot, laptop_window):
 
 def test_counterexample_and_diff_fit_without_scrolling_for_every_action(qtbot, laptop_window, bundles):
     w = laptop_window
-    evaluator = w.drafts.evaluator
+    w.state.update_settings(replace(w.app_settings, equivalence="paper"), save=False)   # the plan heuristic's views
+    evaluator = w.state.evaluator
 
     def judge(target: tuple[str, str]):
         bundle = bundles[target[0]]

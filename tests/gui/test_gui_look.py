@@ -84,7 +84,8 @@ def test_about_names_the_versions(qtbot):
     found = versions()
     assert found["Domain Drafter"] == __version__
     assert found["Qt"].count(".") == 2
-    assert found["llama.cpp (llama-cpp-python)"] == metadata.version("llama-cpp-python")
+    assert found["llama-cpp-python (llama.cpp binding)"] == metadata.version("llama-cpp-python")
+    assert not any(name.startswith("llama.cpp") for name in found)   # the binding's version is not llama.cpp's
     assert found["K* planner (kstar-planner)"] == metadata.version("kstar-planner")
     dialog = AboutDialog()
     qtbot.addWidget(dialog)

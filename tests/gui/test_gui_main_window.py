@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from dataclasses import replace
 
 from gui_helpers import JOB_TIMEOUT_MS, run_job, select
 from PySide6.QtCore import Qt, QThreadPool
@@ -17,7 +18,6 @@ from domain_drafter.gui.code_editor import MarkKind, normalized
 from domain_drafter.gui.models import FailingRole
 from domain_drafter.gui.presentation import BADGE_STYLES
 from domain_drafter.core.classes import ResultClass
-from domain_drafter.llm.backend import DecodingOptions
 
 
 def badge_colour(window) -> str:
@@ -109,6 +109,7 @@ def test_an_undefined_predicate_is_a_paerror_underlined_at_its_span(qtbot, windo
 
 
 def test_a_mutant_is_opapp_with_the_failing_plan_step_highlighted(qtbot, window):
+    window.state.update_settings(replace(window.app_settings, equivalence="paper"), save=False)   # plan heuristic
     select(qtbot, window, "gripper", "pick")
     mutant = reference_text(window, "pick").replace("(free ?g)", "(free ?g) (free left)", 1)
     window.answer_panel.editor.setPlainText(mutant)
@@ -181,7 +182,7 @@ def start_long_generation(qtbot, window, tiny_model) -> None:
     """A generation of up to 2000 tokens (about a second on the tiny model), seen streaming."""
     select(qtbot, window, "gripper", "pick")
     window.add_model_file(tiny_model)
-    window.drafts.decoding = DecodingOptions(max_tokens=2000, stop=())
+    window.state.update_settings(replace(window.app_settings, max_new_tokens=2000), save=False)
     window.generate_action.trigger()
     qtbot.waitUntil(lambda: len(window.answer_panel.text()) > 0, timeout=JOB_TIMEOUT_MS)
     assert window.runner.busy and window.stop_action.isEnabled()

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import shutil
 import time
+from dataclasses import replace
 
 import pytest
 from gui_helpers import JOB_TIMEOUT_MS, STARTUP_TIMEOUT_MS, run_job, select
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
-from domain_drafter.gui.jobs import model_failure_advice
+from domain_drafter.core.errors import ModelError, PlannerError
+from domain_drafter.gui.errors import describe_error
 from domain_drafter.gui.main_window import MainWindow
 from domain_drafter.gui.settings import AppSettings
-from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.models import default_model_dir
 
 STALL_LIMIT_MS = 100
@@ -70,7 +71,7 @@ def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, 
     assert window.current_model().path == tiny_model
     assert status.loaded_model.path == tiny_model and status.loaded_model.warmed_tokens > 100
     assert status.warmed_prompt == window.current_prompt_text()
-    assert "tiny-llama" in status.model_label.text() and "threads" in status.model_label.text()
+    assert "tiny-llama" in status.model_label.text() and "1 thread," in status.model_label.text() or "threads," in status.model_label.text()
     assert not status.progress.isVisible() and not status.stop_button.isVisible()
     # another action: its prompt is read into the model once the selection settles
     select(qtbot, window, "gripper", "drop")
@@ -82,12 +83,12 @@ def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, 
     window.add_model_file(other)
     qtbot.waitUntil(lambda: status.loaded_model is not None and status.loaded_model.path == other
                     and not status.busy, timeout=JOB_TIMEOUT_MS)
-    assert window.drafts.models.loaded_path == other and "other-tiny" in status.model_label.text()
+    assert window.state.models.loaded_path == other and "other-tiny" in status.model_label.text()
     # Generate reuses it: the status bar reports the prompt, the speed and the planner's time
-    window.drafts.decoding = DecodingOptions(max_tokens=40)
+    window.state.update_settings(replace(window.app_settings, max_new_tokens=40), save=False)
     assert run_job(qtbot, window, window.generate_action.trigger) == ("generate", "finished")
     stats = status.stats_label.text()
-    prompt_tokens = window.drafts.models.backend.tokenize(window.current_prompt_text())
+    prompt_tokens = window.state.models.backend.tokenize(window.current_prompt_text())
     assert f"prompt {len(prompt_tokens)} tok" in stats and "tok/s" in stats
     assert window.close()
 
@@ -135,13 +136,18 @@ def test_a_model_that_fails_to_load_says_why_and_which_setting_to_change(qtbot, 
     window.close()
 
 
-@pytest.mark.parametrize("message, setting", [
-    ("llama.cpp could not load the model: failed to allocate 4096 MiB buffer", "model"),
-    ("not a GGUF file (bad magic)", "model"),
-    ("prompt has 5000 tokens but the model's context is 4096", "max_new_tokens"),
+@pytest.mark.parametrize("error, setting", [
+    (ModelError("failed to allocate 4096 MiB buffer", where="/m/big.gguf"), "model"),
+    (ModelError("not a GGUF file (bad magic)", where="/m/x.gguf", hint="download it again"), "model"),
+    (PlannerError("K* crashed"), "planner_time_limit_s"),
+    (OSError(28, "No space left on device", "/data/x"), ""),
 ])
-def test_failure_advice_names_the_setting(message, setting):
-    assert model_failure_advice(message)[0] == setting
+def test_failure_advice_names_the_setting_by_the_error_type(error, setting):
+    described = describe_error(error)
+    assert described.setting == setting
+    assert described.message.startswith(str(getattr(error, "where", None) or getattr(error, "filename", "")))
+    if isinstance(error, ModelError):
+        assert "Settings ▸ Model file" in described.hint and (error.hint or "") in described.hint
 
 
 def test_the_event_loop_never_stalls_while_loading_generating_and_checking(qtbot, private_homes, tiny_model):
@@ -155,7 +161,7 @@ def test_the_event_loop_never_stalls_while_loading_generating_and_checking(qtbot
     assert status.preload(window.current_model(), window.current_prompt_text())
     qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=JOB_TIMEOUT_MS)
     phases["load"] = watchdog.take_worst()
-    window.drafts.decoding = DecodingOptions(max_tokens=1500, stop=())
+    window.state.update_settings(replace(window.app_settings, max_new_tokens=1500), save=False)
     assert run_job(qtbot, window, window.generate_action.trigger) == ("generate", "finished")
     assert len(window.answer_panel.text()) > 1000
     phases["generate"] = watchdog.take_worst()

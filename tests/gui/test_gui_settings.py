@@ -80,7 +80,7 @@ def test_accepting_the_dialog_saves_and_applies(qtbot, window):
     dialog.grammar_check.setChecked(True)
     dialog.accept()
     assert load_settings().k == 7
-    assert window.drafts.evaluator.options.k == 7 and window.drafts.evaluator.options.time_limit_s == 9.0
+    assert window.state.evaluator.options.k == 7 and window.state.evaluator.options.time_limit_s == 9.0
     assert window.description_panel.description_class() is DescriptionClass.RANDOM
     assert window.description_panel.seed() == 4 and window.grammar_check.isChecked()
     assert window.draft_options().grammar

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from PySide6.QtCore import QThreadPool
 
 from domain_drafter.core.errors import DomainError
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.gui.workers import TaskRunner, TaskWorker
+from domain_drafter.gui.errors import describe_error
+from domain_drafter.gui.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
 
 
 def count_to(n: int, *, task: TaskState, on_token=None) -> list[str]:
@@ -45,21 +47,39 @@ def test_finished_carries_the_result_and_progress_and_tokens_arrive_in_order(qtb
     with qtbot.waitSignal(runner.job_ended, timeout=5000) as ended:
         with qtbot.waitSignal(worker.signals.finished, timeout=5000) as blocker:
             runner.start(worker)
-    assert ended.args == ["count_to", "finished"] and not runner.busy
+    assert ended.args == [JobKind.OTHER, JobOutcome.FINISHED] and not runner.busy
+    assert worker.outcome is JobOutcome.FINISHED and worker.name == "count_to"
     assert threading.main_thread().name not in blocker.args[0]   # it ran on a pool thread
     assert progress[-1] == (5, 5, "step 5")
     assert tokens == ["0", "1", "2", "3", "4"]
 
 
-def test_drafter_errors_fail_with_their_message_and_bugs_with_the_exception(qtbot):
+def test_a_failure_carries_the_exception_itself_and_one_place_words_it(qtbot):
     runner = TaskRunner()
-    for fn, expected in ((broken, "/somewhere: no domain.pddl in this folder"),
-                         (buggy, "unexpected error in buggy: ZeroDivisionError: oops")):
-        worker = TaskWorker(fn)
-        with qtbot.waitSignal(worker.signals.failed, timeout=5000) as blocker:
-            runner.start(worker)
-        assert blocker.args == [expected]
+    for fn, kind, message in ((broken, DomainError, "/somewhere: no domain.pddl in this folder"),
+                              (buggy, ZeroDivisionError, "unexpected error: ZeroDivisionError: oops")):
+        worker = TaskWorker(fn, kind=JobKind.OPEN)
+        with qtbot.waitSignal(runner.job_ended, timeout=5000) as ended:
+            with qtbot.waitSignal(worker.signals.failed, timeout=5000) as blocker:
+                runner.start(worker)
+        [error] = blocker.args
+        assert type(error) is kind and worker.error is error
+        assert describe_error(error).message == message
+        assert ended.args == [JobKind.OPEN, JobOutcome.FAILED]
     qtbot.waitUntil(lambda: not runner.busy, timeout=5000)
+
+
+def test_shutdown_waits_for_its_own_workers_only(qtbot):
+    mine, theirs = TaskRunner(), TaskRunner()
+    release = threading.Event()
+    theirs.start(TaskWorker(lambda *, task: release.wait(10)))
+    worker = mine.start(TaskWorker(wait_for_cancel))
+    started = time.monotonic()
+    assert mine.shutdown(2000) and worker.ended.is_set()
+    assert time.monotonic() - started < 1.0 and theirs.busy      # the other runner's job was not waited for
+    release.set()
+    assert theirs.wait(5000)
+    qtbot.waitUntil(lambda: not theirs.busy and not mine.busy, timeout=2000)
 
 
 def test_cancel_stops_a_running_worker_and_shutdown_leaves_no_thread(qtbot):

@@ -38,13 +38,34 @@ def config_dir() -> Path:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temp file and a rename, so readers never see half a file."""
+    """Write `data` to `path` through a temp file and a rename, so readers never see half a file.
+
+    The file is flushed to the disk before the rename and the folder after it, so once this
+    returns a crash or a power cut keeps the new content (not an empty or missing file).
+    """
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600 files
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _fsync_folder(path.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable (POSIX); a no-op where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass   # some file systems refuse fsync on a folder; the file itself is already on disk
+    finally:
+        os.close(fd)

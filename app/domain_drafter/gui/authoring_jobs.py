@@ -1,29 +1,39 @@
 """What the authoring window's workers run: plain functions (no Qt), each taking the worker's `task`.
 
+They get plain data taken on the GUI thread (bundles, domains, a detached copy of the working copy)
+and return data; they never change the window's working copy, which only the GUI thread does.
+
 Also the parser for typed parameters as a person types them in the New action dialog.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from domain_drafter.core.bundle import load_bundled
+from domain_drafter.core.answers import CheckReport, check_answer
+from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import UsageError
-from domain_drafter.core.model import TypedName
+from domain_drafter.core.model import Domain, TypedName
 from domain_drafter.core.paths import atomic_write_bytes
+from domain_drafter.core.prompt import Prompt, PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.loop import DraftOptions, draft_action
-from domain_drafter.drafting.new_action import draft_new_action
+from domain_drafter.drafting.new_action import TryReport, try_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.llm.backend import GenerationBackend
+from domain_drafter.gui.model_library import ModelLease
+from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.domain_compare import DomainComparison, compare_domains
 from domain_drafter.planning.evaluate import Evaluator
+from domain_drafter.planning.kstar import KStarPlanner
 
-BackendSource = Callable[[TaskState], GenerationBackend]
-"""Loads (or returns the loaded) model, in a worker; the main window passes its model holder's."""
+LeaseSource = Callable[[TaskState], ModelLease]
+"""Leases the model chosen when the job started (loading it if needed), in the worker."""
 
 
 def parse_parameters(text: str) -> tuple[TypedName, ...]:
@@ -48,33 +58,91 @@ def parse_parameters(text: str) -> tuple[TypedName, ...]:
     return tuple(out)
 
 
-def draft_all_job(source: BackendSource, workspace: WorkingCopy, evaluator: Evaluator, options: DraftOptions,
-               on_action: Callable[[tuple[ActionOutcome, str]], None], *, task: TaskState) -> DomainDraft:
-    backend = source(task)
-    return draft_domain(workspace.reference_bundle(), backend, evaluator, load_bundled(), options,
-                        on_action=lambda outcome: on_action((outcome, backend.name)), task=task)
+def detached_copy(workspace: WorkingCopy) -> WorkingCopy:
+    """A copy a worker may read while the GUI thread goes on changing the original (which it never touches).
+
+    Cheap: the parsed reference, the bundle and the descriptions are immutable and shared; only the
+    per-action entries (the mutable part) are copied. The copy never saves by itself.
+    """
+    clone = copy.copy(workspace)
+    clone.entries = {name: dataclasses.replace(entry, attempts=list(entry.attempts))
+                     for name, entry in workspace.entries.items()}
+    clone.on_change = None
+    clone.folder = None
+    return clone
 
 
-def draft_one_job(source: BackendSource, workspace: WorkingCopy, name: str, evaluator: Evaluator, options: DraftOptions,
-               *, task: TaskState):
-    backend = source(task)
-    if workspace.entry(name).new is not None:
-        return draft_new_action(workspace, name, backend, load_bundled(), options, task=task)   # records it
-    draft = draft_action(workspace.reference_bundle(), name, backend, evaluator, load_bundled(), options, task=task)
-    return ActionOutcome(name, draft), backend.name
+def draft_all_job(lease: LeaseSource, bundle: DomainBundle, evaluator: Evaluator, pool: Sequence[DomainBundle],
+                  options: DraftOptions, template: PromptTemplate | None,
+                  on_action: Callable[[tuple[ActionOutcome, str]], None], *, task: TaskState) -> DomainDraft:
+    """Draft every action of `bundle`; each outcome goes to `on_action` (the GUI thread records it)."""
+    with lease(task) as held:
+        backend = held.backend
+        return draft_domain(bundle, backend, evaluator, pool, options, template=template,
+                            on_action=lambda outcome: on_action((outcome, backend.name)), task=task)
 
 
-def write_job(folder: Path, files: list[tuple[str, bytes]], *, task: TaskState) -> Path:
-    WorkingCopy.write(folder, files)
+def draft_one_job(lease: LeaseSource, bundle: DomainBundle, name: str, evaluator: Evaluator,
+                  pool: Sequence[DomainBundle], options: DraftOptions, template: PromptTemplate | None, *,
+                  task: TaskState) -> tuple[ActionOutcome, str]:
+    """One reference action's draft (every round), with the model's name; recorded by the GUI thread."""
+    with lease(task) as held:
+        draft = draft_action(bundle, name, held.backend, evaluator, pool, options, template=template, task=task)
+        return ActionOutcome(name, draft), held.backend.name
+
+
+@dataclass(frozen=True)
+class NewActionAnswer:
+    """A model's answer for a new action, checked against the vocabulary; the GUI thread records it."""
+
+    name: str
+    prompt: Prompt
+    answer: str
+    check: CheckReport
+    model: str
+
+    @property
+    def message(self) -> str:
+        return self.check.findings[0].message if self.check.findings else "passed the syntax and semantic checks"
+
+
+def new_action_job(lease: LeaseSource, prompt: Prompt, vocabulary: Domain, name: str, options: DraftOptions, *,
+                   task: TaskState) -> NewActionAnswer:
+    """Ask the model for a new action (prompt and vocabulary taken on the GUI thread); never touches the copy."""
+    decoding = options.decoding
+    if options.grammar:
+        grammar = ActionGrammar(vocabulary, name, lock_signature=options.lock_signature)
+        decoding = dataclasses.replace(decoding, grammar=grammar.to_gbnf())
+    with lease(task) as held:
+        generation = held.backend.generate(prompt.text, decoding, task=task)
+        model = held.backend.name
+    return NewActionAnswer(name, prompt, generation.text, check_answer(generation.text, vocabulary, name), model)
+
+
+def record_new_answer(workspace: WorkingCopy, answer: NewActionAnswer, options: DraftOptions) -> None:
+    """On the GUI thread: the answer as an attempt of the new action."""
+    check = answer.check
+    workspace.add_attempt(answer.name, answer.answer, source="model", model=answer.model,
+                          options={"class": "base", "seed": options.seed, "grammar": options.grammar},
+                          subclass=check.subclass.value if check.subclass else None, message=answer.message)
+
+
+def try_job(workspace: WorkingCopy, name: str, planner: KStarPlanner, text: str, *, task: TaskState) -> TryReport:
+    """Try it on a detached copy of the working copy."""
+    return try_action(workspace, name, planner, text=text, task=task)
+
+
+def autosave_job(workspace: WorkingCopy, folder: Path, *, task: TaskState) -> Path:
+    """Write a detached copy as a bundle folder: its texts are computed here, off the GUI thread."""
+    WorkingCopy.write(folder, workspace.snapshot())
     return folder
 
 
-def export_job(path: Path, data: bytes, *, task: TaskState) -> Path:
-    atomic_write_bytes(path, data)
+def export_job(path: Path, workspace: WorkingCopy, *, task: TaskState) -> Path:
+    atomic_write_bytes(path, workspace.domain_text().encode("utf-8"))
     return path
 
 
-def judge_job(workspace: WorkingCopy, evaluator: Evaluator, *, task: TaskState) -> DomainComparison:
-    """The working copy as it stands (accepted actions, the reference's elsewhere) against the reference."""
-    reference = workspace.reference_bundle()
-    return compare_domains(reference, workspace.working_domain(), evaluator.planner, evaluator.plan_cache, task=task)
+def judge_job(bundle: DomainBundle, working: Domain, evaluator: Evaluator, *, task: TaskState) -> DomainComparison:
+    """The working copy as it stood (accepted actions, the reference's elsewhere) against the reference."""
+    return compare_domains(bundle, working, evaluator.planner, evaluator.plan_cache, task=task)

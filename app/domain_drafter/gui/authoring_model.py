@@ -1,6 +1,7 @@
 """Table models for the authoring window: the actions of a working copy with their states, and one action's attempts.
 
-Both read a `WorkingCopy` (plain Python data); `refresh()` re-reads it after a change.
+It reads a `WorkingCopy` (plain Python data); after a change `changed(name)` updates that row in place
+(or inserts it for a new action), so views keep their selection.
 """
 
 from __future__ import annotations
@@ -48,10 +49,17 @@ class ActionStateModel(QAbstractTableModel):
         self.workspace = workspace
         self._names = list(workspace.entries)
 
-    def refresh(self) -> None:
-        self.beginResetModel()
-        self._names = list(self.workspace.entries)
-        self.endResetModel()
+    def changed(self, name: str) -> None:
+        """Action `name` changed (an attempt, accept or revert) or was added: update its row only."""
+        if name in self._names:
+            row = self._names.index(name)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
+            return
+        if name in self.workspace.entries:
+            row = len(self._names)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self._names.append(name)
+            self.endInsertRows()
 
     def name_at(self, row: int) -> str:
         return self._names[row]
@@ -90,9 +98,9 @@ class ActionStateModel(QAbstractTableModel):
 
 
 def attempt_label(attempt: Attempt) -> str:
-    """`2. model tiny-llama.gguf, 12:03:55: UToken: ...` for the history list."""
+    """`2. model tiny-llama.gguf, 12:03:55: UToken: ...` for the history list (whole: the list wraps it)."""
     origin = f"model {attempt.model}" if attempt.source == "model" and attempt.model else attempt.source
     verdict = attempt.subclass or "passed the checks"
     clock = attempt.time[11:19] if len(attempt.time) >= 19 else attempt.time
-    message = attempt.message if len(attempt.message) <= 90 else attempt.message[:87] + "..."
+    message = attempt.message
     return f"{attempt.number}. {origin}, {clock}: {verdict}" + (f": {message}" if message else "")

@@ -21,7 +21,11 @@ from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.gui.workers import TaskRunner, TaskWorker
+from domain_drafter.core.errors import DrafterError
+from domain_drafter.gui.app_state import AppState
+from domain_drafter.gui.errors import describe_error
+from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.workers import JobKind, TaskRunner, TaskWorker
 
 CLASS_COLOURS = {"Syntax error": "#c0392b", "Semantic error": "#e67e22", "Different domain": "#2e86c1",
                  "Equivalent": "#27ae60", "error": "#7f8c8d"}
@@ -89,10 +93,12 @@ class BenchmarkDialog(QDialog):
     run_ended = Signal(str)   # "finished", "stopped", "failed" or "report", once the buttons are up to date
 
     def __init__(self, models: Sequence[tuple[str, str]], domains: Sequence[str], parent: QWidget | None = None,
-                 *, results_path: Path | None = None, open_externally: bool = True):
+                 *, results_path: Path | None = None, open_externally: bool = True,
+                 settings: AppSettings | None = None):
         super().__init__(parent)
         self.setWindowTitle("Benchmark")
-        self.resize(760, 720)
+        self.resize(900, 780)
+        self.settings = settings or AppSettings()   # the engine options the run uses, as in Settings
         self.runner = TaskRunner(self)
         self.runner.job_ended.connect(self._on_done)   # after the runner dropped the worker: not busy any more
         self.relay = _ProgressRelay(self)
@@ -107,6 +113,19 @@ class BenchmarkDialog(QDialog):
 
         self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
         self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
+        self.domain_list.setMaximumHeight(16777215)
+        self.domain_list.setFixedHeight(self.domain_list.sizeHintForRow(0) * max(1, len(domains))
+                                        + 2 * self.domain_list.frameWidth() + 2)
+        all_none = QHBoxLayout()
+        for text, state in (("All", Qt.CheckState.Checked), ("None", Qt.CheckState.Unchecked)):
+            button = QPushButton(text)
+            button.setObjectName(f"domains{text}")
+            button.clicked.connect(lambda _=False, s=state: self._check_all(self.domain_list, s))
+            all_none.addWidget(button)
+        all_none.addStretch(1)
+        domains_box = QVBoxLayout()
+        domains_box.addWidget(self.domain_list)
+        domains_box.addLayout(all_none)
         self.class_checks = {c: QCheckBox(c) for c in ("base", "flipped", "random")}
         self.class_checks["base"].setChecked(True)
         classes = QHBoxLayout()
@@ -115,6 +134,7 @@ class BenchmarkDialog(QDialog):
         self.prompts_spin = QSpinBox(minimum=1, maximum=1000, value=1)
         self.grammar_combo = QComboBox()
         self.grammar_combo.addItems(list(GRAMMAR_CHOICES))
+        self.grammar_combo.setCurrentText("grammar" if self.settings.grammar else "free decoding")
         self.workers_spin = QSpinBox(minimum=1, maximum=64, value=1)
         # Until the user picks a file, the name follows the settings: the same settings later resume the same run.
         self._auto_path = results_path is None
@@ -128,16 +148,22 @@ class BenchmarkDialog(QDialog):
 
         form = QFormLayout()
         form.addRow("Models", self.model_list)
-        form.addRow("Domains", self.domain_list)
+        form.addRow("Domains", domains_box)
         form.addRow("Description classes", classes)
         form.addRow("Prompts per action", self.prompts_spin)
         form.addRow("Decoding", self.grammar_combo)
         form.addRow("Worker processes", self.workers_spin)
         form.addRow("Results file", path_row)
 
+        self.options_label = QLabel(settings_summary(self.settings))
+        self.options_label.setObjectName("benchmarkOptions")
+        self.options_label.setWordWrap(True)
+        form.addRow("Options (Settings)", self.options_label)
         self.size_label = QLabel()
         self.progress_bar = QProgressBar()
         self.eta_label = QLabel("Not started")
+        self.eta_label.setWordWrap(True)
+        self.eta_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bars = ClassBars()
         self.start_button = QPushButton("Start")
         self.stop_button = QPushButton("Stop")
@@ -152,7 +178,8 @@ class BenchmarkDialog(QDialog):
         self.baseline = QTextBrowser()
         self.baseline.setMarkdown("**Baseline** (Gemma 3 270M, experiment 1, committed under resources/results):\n\n"
                                   + baseline_markdown())
-        self.baseline.setMaximumHeight(180)
+        self.baseline.setObjectName("baselineTable")
+        self.baseline.setMinimumHeight(260)
 
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -161,7 +188,7 @@ class BenchmarkDialog(QDialog):
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.eta_label)
         layout.addWidget(self.bars)
-        layout.addWidget(self.baseline)
+        layout.addWidget(self.baseline, 1)
         for widget in (self.model_list, self.domain_list, self.prompts_spin, *self.class_checks.values()):
             signal = widget.itemChanged if isinstance(widget, QListWidget) else (
                 widget.valueChanged if isinstance(widget, QSpinBox) else widget.toggled)
@@ -182,6 +209,11 @@ class BenchmarkDialog(QDialog):
             widget.addItem(item)
         return widget
 
+    @staticmethod
+    def _check_all(widget: QListWidget, state: Qt.CheckState) -> None:
+        for row in range(widget.count()):
+            widget.item(row).setCheckState(state)
+
     def _checked(self, widget: QListWidget) -> list[tuple[str, str]]:
         return [(widget.item(i).text(), widget.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(widget.count())
                 if widget.item(i).checkState() == Qt.CheckState.Checked]
@@ -201,22 +233,33 @@ class BenchmarkDialog(QDialog):
         return self.runner.busy
 
     def spec(self) -> ExperimentSpec:
+        """The run as chosen here, with every engine option from the settings."""
         models = tuple(ModelSpec(name, model=source) for name, source in self._checked(self.model_list))
+        s = self.settings
         return ExperimentSpec(
             name="gui-benchmark", models=models, domains=tuple(d for _, d in self._checked(self.domain_list)),
             classes=tuple(c for c, box in self.class_checks.items() if box.isChecked()),
             prompts_per_action=self.prompts_spin.value(), grammar=GRAMMAR_CHOICES[self.grammar_combo.currentText()],
-            workers=self.workers_spin.value())
+            workers=self.workers_spin.value(), first_seed=s.seed, examples=s.examples, k=s.k,
+            time_limit_s=s.planner_time_limit_s, retries=s.retries, feedback=s.feedback, equivalence=s.equivalence,
+            max_tokens=s.max_new_tokens, threads=s.threads or None)
 
     def _valid(self) -> bool:
         spec = self.spec()
         return bool(spec.models and spec.domains and spec.classes)
 
     def _update(self) -> None:
-        valid = self._valid()
-        if valid and not self.running:
+        valid, actions = self._valid(), None
+        if not valid:
+            self.size_label.setText("Choose at least one model, one domain and one description class.")
+        elif not self.running:
             spec = self.spec()
-            actions = sum(_action_count(d) for d in spec.domains)
+            try:
+                actions = sum(_action_count(d) for d in spec.domains)
+            except DrafterError as err:
+                self.size_label.setText(f"Cannot count the tasks: {describe_error(err).message}")
+                actions = None
+        if valid and not self.running and actions is not None:
             size = actions * len(spec.classes) * spec.prompts_per_action * len(spec.systems())
             self.size_label.setText(f"{size} tasks: {actions} actions x {len(spec.classes)} class(es) x "
                                     f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)")
@@ -235,7 +278,7 @@ class BenchmarkDialog(QDialog):
         if self.running or not self._valid():
             return
         self.last_error = ""
-        self.worker = TaskWorker(run_benchmark, self.spec(), Path(self.path_edit.text()), self.relay, name="benchmark")
+        self.worker = TaskWorker(run_benchmark, self.spec(), Path(self.path_edit.text()), self.relay, kind=JobKind.BENCHMARK)
         self.worker.signals.finished.connect(self._on_finished)
         self.worker.signals.failed.connect(self._on_failed)
         self.eta_label.setText("Starting…")
@@ -250,7 +293,7 @@ class BenchmarkDialog(QDialog):
     def open_report(self) -> None:
         results = Path(self.path_edit.text())
         folder = results.with_name(results.stem + "-report")
-        worker = TaskWorker(write_report_files, results, folder, name="report")
+        worker = TaskWorker(write_report_files, results, folder, kind=JobKind.REPORT)
         worker.signals.finished.connect(self._on_report)
         worker.signals.failed.connect(self._on_failed)
         self.runner.start(worker)
@@ -284,15 +327,16 @@ class BenchmarkDialog(QDialog):
             self.eta_label.setText(f"Finished: {summary.evaluated} of {summary.total} judged.")
             self._outcome = "finished"
 
-    def _on_failed(self, message: str) -> None:
-        self.last_error = message
-        self.eta_label.setText(f"Failed: {message}")
+    def _on_failed(self, error: BaseException) -> None:
+        self.last_error = describe_error(error).text
+        self.eta_label.setText(f"Failed: {self.last_error}")
         self._outcome = "failed"
 
     def _on_report(self, page: Path) -> None:
         self.report_path = page
-        if self.open_externally:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(page)))
+        opened = self.open_externally and QDesktopServices.openUrl(QUrl.fromLocalFile(str(page)))
+        self.eta_label.setText(f"Report written to {page}" + ("" if opened or not self.open_externally else
+                               " (no web browser could be started: open that file yourself)"))
         self._outcome = "report"
 
     def _on_done(self, *_job: str) -> None:
@@ -304,24 +348,29 @@ class BenchmarkDialog(QDialog):
 
 
 def _action_count(domain: str) -> int:
+    """Actions of a bundled domain (loaded once per process); DrafterError if it does not load."""
     from domain_drafter.core.bundle import load_bundle
 
-    try:
-        return len(load_bundle(domain).action_names)   # bundled ones are loaded once per process
-    except Exception:  # noqa: BLE001 - a bad folder shows up as an error when the run starts
-        return 0
+    return len(load_bundle(domain).action_names)
 
 
-def install_benchmark_menu(window) -> QAction:
-    """Add Benchmark > Run benchmark… to a main window; the dialog is created on first use."""
+def settings_summary(s: AppSettings) -> str:
+    return (f"{s.examples} examples, at most {s.max_new_tokens} new tokens, {s.retries} retries, "
+            f"{s.equivalence} equivalence, k = {s.k}, {s.planner_time_limit_s:.0f} s planner limit, "
+            f"first seed {s.seed} (change them in Settings)")
+
+
+def install_benchmark_menu(window, state: AppState) -> QAction:
+    """Add Benchmark > Run benchmark… to a main window; the dialog is created on each use after a close."""
     menu = window.menuBar().addMenu("&Benchmark")
+    window.benchmark_dialog = None
 
     def show() -> None:
-        dialog = getattr(window, "benchmark_dialog", None)
-        if dialog is None:
+        dialog = window.benchmark_dialog
+        if dialog is None or (not dialog.isVisible() and not dialog.running):
             models = [(e.name, str(e.path) if e.source != "default" else "default") for e in _window_models(window)]
-            domains = [b.name for b in getattr(window, "bundled", [])] or _bundled_names()
-            dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window)
+            domains = [b.name for b in state.bundles] or _bundled_names()
+            dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window, settings=state.settings)
             QCoreApplication.instance().aboutToQuit.connect(dialog.shutdown)   # a run stops with the app
         dialog.show()
         dialog.raise_()

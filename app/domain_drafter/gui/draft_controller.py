@@ -8,23 +8,33 @@ comes back to it. The window starts the workers and reports their errors.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.drafting.loop import Draft
 from domain_drafter.gui.answer_panel import AnswerPanel
+from domain_drafter.gui.app_state import AppState
 from domain_drafter.gui.code_editor import normalized
-from domain_drafter.gui.jobs import ModelHolder, evaluate_answer, generate_answer
+from domain_drafter.gui.jobs import evaluate_answer, generate_answer
 from domain_drafter.gui.result_panel import ResultPanel
-from domain_drafter.gui.workers import TaskWorker
-from domain_drafter.llm.backend import DecodingOptions
-from domain_drafter.drafting.loop import Draft, DraftOptions
+from domain_drafter.gui.workers import JobKind, TaskWorker
+from domain_drafter.llm.backend import GenerationStats
 from domain_drafter.llm.models import ModelEntry
-from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+from domain_drafter.planning.evaluate import EvaluationResult
 
 TOKEN_FLUSH_MS = 40
+STOP_WORDS = {"length": "stopped at the Max new tokens limit", "stop": "stopped at a stop sequence",
+              "eos": "the model ended its answer", "cancelled": "stopped"}
+
+
+def generation_text(stats: GenerationStats, rounds: int, verdict: str) -> str:
+    """`Wrote 42 tokens at 310 tokens/s (stopped at a stop sequence); verdict: UToken` for the status bar."""
+    how = STOP_WORDS.get(stats.stop_reason, stats.stop_reason)
+    tokens = f"{stats.generated_tokens} token{'' if stats.generated_tokens == 1 else 's'}"
+    in_rounds = f" in {rounds} rounds" if rounds > 1 else ""
+    return f"Wrote {tokens} at {stats.tokens_per_s:.0f} tokens/s ({how}){in_rounds}; verdict: {verdict}"
 
 
 @dataclass
@@ -38,15 +48,16 @@ class DraftController(QObject):
     status = Signal(str)
     generated = Signal(object)      # the Draft of a finished generation
     evaluated = Signal(object)      # the EvaluationResult of a finished Evaluate
+    streaming = Signal(int, int)    # tokens written so far, the most the settings allow
 
-    def __init__(self, answer_panel: AnswerPanel, result_panel: ResultPanel, *,
-                 evaluator: Evaluator | None = None, parent: QObject | None = None):
+    def __init__(self, state: AppState, answer_panel: AnswerPanel, result_panel: ResultPanel, *,
+                 parent: QObject | None = None):
         super().__init__(parent)
+        self.state = state
         self.answer_panel, self.result_panel = answer_panel, result_panel
-        self.evaluator = evaluator or Evaluator()
-        self.models = ModelHolder()
-        self.decoding = DecodingOptions()   # the paper's decoding; settable for experiments and tests
         self.streamed_text = ""             # what the model streamed in the last generation
+        self._streamed_pieces = 0
+        self._max_tokens = 0
         self.bundle: DomainBundle | None = None
         self.action = ""
         self._saved: dict[tuple[str, str], _Saved] = {}
@@ -59,10 +70,10 @@ class DraftController(QObject):
         self._closed = False
         answer_panel.edited.connect(self._on_edited)
 
-    def set_evaluator(self, evaluator: Evaluator) -> None:
-        """Use another evaluator (new K or time limit); call only while no job runs."""
-        self.evaluator.close()
-        self.evaluator = evaluator
+    @property
+    def evaluator(self):  # noqa: ANN201 - an Evaluator
+        """The evaluator new jobs use (the AppState's, for the current settings)."""
+        return self.state.evaluator
 
     # --- the target ------------------------------------------------------------------------
     def set_target(self, bundle: DomainBundle | None, action: str) -> None:
@@ -85,12 +96,16 @@ class DraftController(QObject):
             self.result_panel.show_note("The answer was edited after it was judged: press Evaluate.")
 
     # --- workers ---------------------------------------------------------------------------
-    def generate_worker(self, entry: ModelEntry, options: DraftOptions, pool: Sequence[DomainBundle]) -> TaskWorker:
-        """A worker that loads `entry` if needed, generates (streaming here) and evaluates."""
+    def generate_worker(self, entry: ModelEntry) -> TaskWorker:
+        """A worker that loads `entry` if needed, generates (streaming here) and evaluates, all as set now."""
         assert self.bundle is not None and self.action
-        options = replace(options, decoding=self.decoding)
-        worker = TaskWorker(generate_answer, self.models, entry, self.bundle, self.action, self.evaluator,
-                            list(pool), options, streams_tokens=True, name="generate")
+        state = self.state
+        options = state.draft_options()
+        self._max_tokens = options.decoding.max_tokens * (options.retries + 1)
+        self._streamed_pieces = 0
+        worker = TaskWorker(generate_answer, state.models, entry, self.bundle, self.action, state.evaluator,
+                            list(state.bundles), options, state.prompt_template(), streams_tokens=True,
+                            kind=JobKind.GENERATE)
         worker.signals.token.connect(self._on_token)
         worker.signals.finished.connect(self._on_generated)
         self._connect_ends(worker)
@@ -105,8 +120,8 @@ class DraftController(QObject):
     def evaluate_worker(self) -> TaskWorker:
         """A worker that judges the editor's text."""
         assert self.bundle is not None and self.action
-        worker = TaskWorker(evaluate_answer, self.evaluator, self.bundle, self.action, self.answer_panel.text(),
-                            name="evaluate")
+        worker = TaskWorker(evaluate_answer, self.state.evaluator, self.bundle, self.action,
+                            self.answer_panel.text(), kind=JobKind.EVALUATE)
         worker.signals.finished.connect(self._on_evaluated)
         self._connect_ends(worker)
         self.answer_panel.clear_findings()
@@ -119,6 +134,7 @@ class DraftController(QObject):
 
     def _on_token(self, piece: str) -> None:
         self.streamed_text += piece
+        self._streamed_pieces += 1
         self._pending.append(piece)
         if not self._timer.isActive():
             self._timer.start()
@@ -129,6 +145,7 @@ class DraftController(QObject):
             text = "".join(self._pending)
             self._pending.clear()
             self.answer_panel.append_text(text)
+            self.streaming.emit(self._streamed_pieces, self._max_tokens)
 
     def _on_generated(self, draft: Draft) -> None:
         if self._closed:
@@ -139,9 +156,8 @@ class DraftController(QObject):
             self.answer_panel.set_text(final.answer)
         self.show_result(final)
         stats = draft.rounds[-1].generation.stats
-        rounds = f" in {len(draft.rounds)} rounds" if len(draft.rounds) > 1 else ""
-        self.status.emit(f"Generated {stats.generated_tokens} tokens at {stats.tokens_per_s:.0f} tok/s "
-                         f"({stats.stop_reason}){rounds}; {final.subclass.value if final.subclass else 'no verdict'}")
+        verdict = final.subclass.value if final.subclass else "none"
+        self.status.emit(generation_text(stats, len(draft.rounds), verdict))
         self.generated.emit(draft)
 
     def _on_evaluated(self, result: EvaluationResult) -> None:
@@ -152,7 +168,7 @@ class DraftController(QObject):
         self.status.emit(f"Evaluated in {seconds:.2f} s: {result.subclass.value if result.subclass else 'no verdict'}")
         self.evaluated.emit(result)
 
-    def _on_failed(self, _message: str) -> None:
+    def _on_failed(self, _error: BaseException) -> None:
         if not self._closed:
             self.flush_tokens()
             self.result_panel.clear("No verdict: the job failed (see the error).")
@@ -166,13 +182,11 @@ class DraftController(QObject):
         if self.bundle is None:
             return
         self.answer_panel.show_findings(result.findings, result.answer)
-        self.result_panel.show_result(result, self.bundle.domain.action(result.action))
+        self.result_panel.show_result(result, self.bundle.domain.action(result.action), self.bundle)
         self._fresh = True
         self.result_shown.emit(result)
 
     def close(self) -> None:
-        """Release the model and the caches; call once no worker runs any more."""
+        """Stop showing results (the models and caches belong to the AppState)."""
         self._closed = True
         self._timer.stop()
-        self.models.close()
-        self.evaluator.close()

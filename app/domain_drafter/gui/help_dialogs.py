@@ -93,12 +93,12 @@ def package_version(name: str) -> str:
 
 
 def versions() -> dict[str, str]:
-    """Name -> version of what the app is made of (llama.cpp's as its Python binding reports it)."""
+    """Name -> version of what the app is made of (the llama.cpp binding's own version: llama.cpp has none)."""
     return {
         "Domain Drafter": __version__,
         "Qt": qVersion(),
         "PySide6": pyside_version,
-        "llama.cpp (llama-cpp-python)": package_version("llama-cpp-python"),
+        "llama-cpp-python (llama.cpp binding)": package_version("llama-cpp-python"),
         "K* planner (kstar-planner)": package_version("kstar-planner"),
         "pddl": package_version("pddl"),
     }

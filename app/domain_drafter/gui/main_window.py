@@ -1,102 +1,105 @@
-"""The main window: lays out the panels, starts the workers, reports errors; no engine logic here."""
+"""The main window: lays out the panels, starts its own jobs, reports errors; no engine logic here.
+
+Everything the window shows as "current" (domain, action, class, seed, model, settings) lives in the
+`AppState` it is given (or makes); the other windows and dialogs get that same state.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from PySide6.QtCore import QSettings, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QProgressBar, QSplitter, QWidget
+from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QSplitter, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
-from domain_drafter.core.prompt import build_prompt
 from domain_drafter.gui.answer_panel import AnswerPanel
+from domain_drafter.gui.app_state import AppState
+from domain_drafter.gui.authoring_menu import install_authoring_menu
 from domain_drafter.gui.bench_dialog import install_benchmark_menu
 from domain_drafter.gui.description_panel import DescriptionPanel
 from domain_drafter.gui.domain_panel import DomainPanel
 from domain_drafter.gui.draft_controller import DraftController
-from domain_drafter.gui.drops import dropped_domain
+from domain_drafter.gui.enabling import EnablingTable
+from domain_drafter.gui.errors import describe_error, error_box
 from domain_drafter.gui.help_dialogs import ResultClassesDialog
+from domain_drafter.gui.jobs import StartupData, load_startup
 from domain_drafter.gui.model_status import ModelStatus
+from domain_drafter.gui.prompt_dialog import PromptDialog
+from domain_drafter.gui.result_panel import ResultPanel
 from domain_drafter.gui.settings import AppSettings, load_settings
 from domain_drafter.gui.settings_dialog import SettingsDialog
 from domain_drafter.gui.theme import theme_notifier
-from domain_drafter.gui.window_settings import WindowSettingsMixin
-from domain_drafter.gui.window_state import WindowState, gui_settings
-from domain_drafter.gui.jobs import StartupData, load_startup, model_failure_advice, open_bundle
-from domain_drafter.gui.prompt_dialog import PromptDialog
-from domain_drafter.gui.result_panel import ResultPanel
 from domain_drafter.gui.toolbar import DraftToolBar
-from domain_drafter.gui.workers import TaskRunner, TaskWorker
+from domain_drafter.gui.window_files import WindowFilesMixin
+from domain_drafter.gui.window_settings import WindowSettingsMixin
+from domain_drafter.gui.window_state import WindowState
+from domain_drafter.gui.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import Evaluator
 
 APP_TITLE = "Domain Drafter"
 SHUTDOWN_TIMEOUT_MS = 10_000
-JOB_LABELS = {"startup": "Loading", "open": "Opening", "generate": "Generating", "evaluate": "Evaluating"}
-FAILURE_TITLES = {"startup": "Cannot load the domains", "open": "Cannot open the domain",
-                  "generate": "Generation failed", "evaluate": "Evaluation failed"}
-
-
+JOB_LABELS = {JobKind.STARTUP: "Loading", JobKind.OPEN: "Opening", JobKind.GENERATE: "Generating",
+              JobKind.EVALUATE: "Evaluating"}
+FAILURE_TITLES = {JobKind.STARTUP: "Cannot load the domains", JobKind.OPEN: "Cannot open the domain",
+                  JobKind.GENERATE: "Generation failed", JobKind.EVALUATE: "Evaluation failed"}
 WARM_DELAY_MS = 400    # after the selection settles, read its prompt into the loaded model
 MIN_POOL_THREADS = 4   # model load, generation and K* may run at once, whatever the CPU count
 
 
-def settings() -> QSettings:
-    """Window state only (geometry, splitters, recent domains): see window_state.py."""
-    return gui_settings()
+class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
+    error_reported = Signal(str)       # the text of an error shown to the user
+    result_shown = Signal(object)      # an EvaluationResult now on screen
+    job_ended = Signal(object, object)  # JobKind (startup, open, generate, evaluate), JobOutcome
 
-
-class MainWindow(WindowSettingsMixin, QMainWindow):
-    error_reported = Signal(str)     # the message of an error shown to the user
-    result_shown = Signal(object)    # an EvaluationResult now on screen
-    job_ended = Signal(str, str)     # kind ("startup", "open", "generate", "evaluate"), outcome
-
-    def __init__(self, parent: QWidget | None = None, *, evaluator: Evaluator | None = None, load: bool = True,
-                 app_settings: AppSettings | None = None):
+    def __init__(self, parent: QWidget | None = None, *, state: AppState | None = None,
+                 evaluator: Evaluator | None = None, load: bool = True, app_settings: AppSettings | None = None):
         super().__init__(parent)
         self.setWindowTitle(APP_TITLE)
         self.setAcceptDrops(True)
         pool = QThreadPool.globalInstance()
         pool.setMaxThreadCount(max(pool.maxThreadCount(), MIN_POOL_THREADS))
-        self.app_settings = app_settings or load_settings()
+        self.state = state or AppState(app_settings or load_settings(), evaluator=evaluator, parent=self)
         self.runner = TaskRunner(self)
-        self.bundled: list[DomainBundle] = []
+        self.state.track(self.runner, "main")
         self.last_error = ""
         self.prompt_dialog: PromptDialog | None = None
-        self._job_kind = ""
+        self.settings_dialog: SettingsDialog | None = None
+        self.classes_dialog: ResultClassesDialog | None = None
+        self.authoring_windows: list[QMainWindow] = []
+        self._job_kind = JobKind.OTHER
         self._closing = False
         self._started = False   # the bundled domains and the models are listed
         self._build_panels()
-        evaluator = evaluator or Evaluator(self.app_settings.evaluation_options())
-        self.drafts = DraftController(self.answer_panel, self.result_panel, evaluator=evaluator, parent=self)
-        self.drafts.models.n_threads = self.app_settings.threads
+        self.drafts = DraftController(self.state, self.answer_panel, self.result_panel, parent=self)
         self.drafts.result_shown.connect(self.result_shown)
         self.drafts.status.connect(self.show_status)
-        self.settings_dialog: SettingsDialog | None = None
-        self.classes_dialog: ResultClassesDialog | None = None
+        self.drafts.streaming.connect(self._on_streaming)
         self._build_actions()
         self._build_status_bar()
-        self.model_status = ModelStatus(self.drafts.models, self.statusBar(), self)
+        self.model_status = ModelStatus(self.state.models, self.statusBar(), self)
         self.model_status.failed.connect(self._on_model_failed)
-        self.model_status.state_changed.connect(self._update_actions)
         self.drafts.generated.connect(self._on_generated)
         self.drafts.evaluated.connect(self.model_status.show_evaluation)
         self.runner.busy_changed.connect(self._on_busy_changed)
         self.runner.job_ended.connect(self.job_ended)
+        self.state.settings_save_failed.connect(lambda err: self.report_exception("Cannot save the settings", err))
         self._warm_timer = QTimer(self)
         self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(WARM_DELAY_MS)
         self._warm_timer.timeout.connect(self._warm_prompt)
-        self.description_panel.options_changed.connect(self._warm_timer.start)
+        self.description_panel.options_changed.connect(self._on_description_changed)
         self.window_state = WindowState(self, {"main": self.main_splitter, "centre": self.centre_splitter,
                                                "answer": self.answer_panel.splitter})
         self.window_state.restore()
         self._apply_settings_to_widgets()
         theme_notifier().changed.connect(self._on_scheme_changed)
-        self._update_actions()
+        self.enabling = EnablingTable(self._enabling_rules())
+        for signal in (self.runner.busy_changed, self.state.target_changed, self.state.model_changed,
+                       self.model_status.state_changed):
+            signal.connect(self.enabling.refresh)
+        self.enabling.refresh()
         if load:
             self.reload()
 
@@ -114,12 +117,9 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
         centre.setChildrenCollapsible(False)
         main = self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
         main.setObjectName("mainSplitter")
-        main.addWidget(self.domain_panel)
-        main.addWidget(centre)
-        main.addWidget(self.result_panel)
-        main.setStretchFactor(0, 0)
-        main.setStretchFactor(1, 3)
-        main.setStretchFactor(2, 3)
+        for widget, stretch in ((self.domain_panel, 0), (centre, 3), (self.result_panel, 3)):
+            main.addWidget(widget)
+            main.setStretchFactor(main.count() - 1, stretch)
         main.setSizes([170, 560, 530])
         main.setChildrenCollapsible(False)
         main.setContentsMargins(6, 4, 6, 0)
@@ -142,10 +142,8 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
         self.stop_action.triggered.connect(self.stop)
         self.evaluate_action.triggered.connect(self.evaluate)
         self.prompt_action.triggered.connect(self.show_prompt)
-        self.model_selector.currentIndexChanged.connect(self._update_actions)
         self.model_selector.currentIndexChanged.connect(self._on_model_selected)
-
-        self.grammar_check.toggled.connect(self._on_grammar_toggled)
+        self.grammar_check.toggled.connect(self.state.set_grammar)
         editor = self.answer_panel.editor
 
         file_menu = self.menuBar().addMenu("&File")
@@ -169,9 +167,8 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         for action in self.toolbar.run_actions:
             run_menu.addAction(action)
-        install_benchmark_menu(self)   # Benchmark > Run benchmark… (gui/bench_dialog.py)
-        from domain_drafter.gui.authoring_menu import install_authoring_menu
-        install_authoring_menu(self)   # Authoring > Draft this domain… (gui/authoring_menu.py)
+        install_benchmark_menu(self, self.state)   # Benchmark > Run benchmark… (gui/bench_dialog.py)
+        install_authoring_menu(self, self.state)   # Authoring > Draft this domain… (gui/authoring_menu.py)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
         help_menu.addAction("About Domain Drafter", self._about)
@@ -179,13 +176,37 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
     def _build_status_bar(self) -> None:
         self.status_label = QLabel("Ready")
         self.progress_bar = QProgressBar()
+        self.progress_bar.setObjectName("jobProgress")
         self.progress_bar.setMaximumWidth(220)
-        self.progress_bar.setTextVisible(False)
         self.progress_bar.hide()
         self.statusBar().addWidget(self.status_label, 1)
         self.statusBar().addPermanentWidget(self.progress_bar)
 
+    def _enabling_rules(self) -> list:
+        """What may be used when: the one table of this window's menu, toolbar and panel enabling."""
+        state = self.state
+
+        def idle() -> bool:
+            return not self.runner.busy
+
+        def ready() -> bool:
+            return idle() and state.has_target
+
+        return [(self.generate_action, lambda: ready() and state.model is not None),
+                (self.evaluate_action, ready), (self.prompt_action, lambda: state.has_target),
+                (self.stop_action, lambda: self.runner.busy), (self.open_action, idle),
+                (self.format_action, idle), (self.settings_action, idle), (self.domain_panel, idle),
+                (self.model_selector, idle), (self.grammar_check, idle)]
+
     # --- state -----------------------------------------------------------------------------
+    @property
+    def app_settings(self) -> AppSettings:
+        return self.state.settings
+
+    @property
+    def bundled(self) -> list[DomainBundle]:
+        return list(self.state.bundles)
+
     def current_bundle(self) -> DomainBundle | None:
         return self.domain_panel.current_bundle()
 
@@ -195,38 +216,41 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
     def current_model(self) -> ModelEntry | None:
         return self.model_selector.current_entry()
 
+    def draft_options(self) -> DraftOptions:
+        return self.state.draft_options()
+
     def show_status(self, text: str) -> None:
         self.status_label.setText(text)
-
-    def _update_actions(self) -> None:
-        busy = self.runner.busy
-        ready = self.current_bundle() is not None and bool(self.current_action())
-        self.generate_action.setEnabled(not busy and ready and self.model_selector.count() > 0)
-        self.evaluate_action.setEnabled(not busy and ready)
-        self.prompt_action.setEnabled(ready)
-        self.stop_action.setEnabled(busy)
-        self.open_action.setEnabled(not busy)
-        self.format_action.setEnabled(not busy)
-        self.settings_action.setEnabled(not busy)
-        for widget in (self.domain_panel, self.model_selector, self.grammar_check):
-            widget.setEnabled(not busy)
 
     def _on_action_selected(self, action: str) -> None:
         bundle = self.current_bundle()
         self.description_panel.show_action(action)
+        self.state.set_target(bundle, action)
         self.drafts.set_target(bundle, action)
         title = f"{bundle.name} / {action}" if bundle is not None and action else ""
         self.setWindowTitle(f"{APP_TITLE} — {title}" if title else APP_TITLE)
-        self._update_actions()
         self._warm_timer.start()
+
+    def _on_description_changed(self) -> None:
+        self.state.set_description(self.description_panel.description_class(), self.description_panel.seed())
+        self._warm_timer.start()
+
+    def current_prompt_text(self) -> str:
+        """The prompt Generate would send now ('' if there is none)."""
+        if not self.state.has_target or not self.state.bundles:
+            return ""
+        try:
+            return self.state.prompt().text
+        except DrafterError:
+            return ""
 
     # --- jobs ------------------------------------------------------------------------------
     def _start(self, worker: TaskWorker, on_finished=None) -> bool:
-        """Start a worker (one job at a time); its kind is the worker's name."""
+        """Start a worker (one job at a time in this window)."""
         if self.runner.busy or self._closing:
             self.show_status("Busy: stop the running job first")
             return False
-        self._job_kind = worker.name
+        self._job_kind = worker.kind
         worker.signals.progress.connect(self._on_progress)
         if on_finished is not None:
             worker.signals.finished.connect(on_finished)
@@ -236,7 +260,8 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
         return True
 
     def _on_model_selected(self, _index: int) -> None:
-        """Another model in the toolbar: load it in the background (once the start-up is done)."""
+        """Another model in the toolbar: new jobs use it; load it in the background (after the start-up)."""
+        self.state.set_model(self.current_model())
         if self._started and self.app_settings.preload_model and not self._closing:
             self._warm_timer.stop()
             self.model_status.preload(self.current_model(), self.current_prompt_text())
@@ -249,47 +274,31 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
         if entry is not None and self.model_status.is_loaded(entry):
             self.model_status.preload(entry, self.current_prompt_text())
 
-    def current_prompt_text(self) -> str:
-        """The prompt Generate would send now ('' if there is none)."""
-        bundle, action = self.current_bundle(), self.current_action()
-        if bundle is None or not action or not self.bundled:
-            return ""
-        options = self.draft_options()
-        try:
-            return build_prompt(bundle, action, self.bundled, options.description_class, options.seed,
-                                options.examples).text
-        except DrafterError:
-            return ""
-
-    def draft_options(self) -> DraftOptions:
-        """The settings, with the class, seed and grammar as the panels show them now."""
-        return self.app_settings.draft_options(self.description_panel.description_class(),
-                                               self.description_panel.seed(), self.grammar_check.isChecked())
-
     def _on_busy_changed(self, busy: bool) -> None:
         self.answer_panel.set_busy(busy)
         self.progress_bar.setVisible(busy)
         if busy:
-            self.progress_bar.setRange(0, 0)
-        self._update_actions()
+            self.progress_bar.setRange(0, 0)   # moving until the job says how far it is
+            self.progress_bar.setFormat("")
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
         if self._closing:
             return
-        if total > 0:
+        if total > 0 and not (self._job_kind is JobKind.GENERATE and done >= total):
             self.progress_bar.setRange(0, total)
             self.progress_bar.setValue(min(done, total))
         if message:
             self.show_status(f"{JOB_LABELS.get(self._job_kind, 'Working')}: {message}")
 
-    def _on_failed(self, message: str) -> None:
-        if self._closing:
-            return
-        if self._job_kind == "generate" and self.drafts.models.backend is None:
-            # the model itself did not load: say which setting to change, as the background load does
-            _setting, advice = model_failure_advice(message)
-            message = f"{message}\n\n{advice}"
-        self.report_error(FAILURE_TITLES.get(self._job_kind, "Error"), message)
+    def _on_streaming(self, tokens: int, most: int) -> None:
+        if not self._closing and most > 0:
+            self.progress_bar.setRange(0, most)
+            self.progress_bar.setValue(min(tokens, most))
+            self.progress_bar.setFormat(f"{tokens} tokens")
+
+    def _on_failed(self, error: BaseException) -> None:
+        if not self._closing:
+            self.report_exception(FAILURE_TITLES.get(self._job_kind, "Error"), error)
 
     def _on_cancelled(self) -> None:
         if not self._closing:
@@ -297,27 +306,28 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
 
     def stop(self) -> None:
         """Cancel the running generation or evaluation (loading the bundled domains is not stopped)."""
-        if self.runner.busy and self._job_kind != "startup":
+        if self.runner.busy and self._job_kind is not JobKind.STARTUP:
             self.runner.cancel_all()
             self.show_status("Stopping…")
 
     def reload(self) -> None:
         """Load the bundled domains and list the models (in a worker)."""
         self.show_status("Loading the bundled domains…")
-        self._start(TaskWorker(load_startup, name="startup"), self._on_startup_loaded)
+        self._start(TaskWorker(load_startup, kind=JobKind.STARTUP), self._on_startup_loaded)
 
     def _on_startup_loaded(self, data: StartupData) -> None:
         if self._closing:
             return
-        self.bundled = list(data.bundles)
-        self.domain_panel.set_bundles(self.bundled)
+        self.state.set_bundles(data.bundles)
+        self.domain_panel.set_bundles(list(data.bundles))
         self.model_selector.set_entries(data.models)
         if self.app_settings.model:
             self.model_selector.add_file(self.app_settings.model)
-        if self.bundled:
+        self.state.set_model(self.current_model())
+        if data.bundles:
             self.domain_panel.domain_list.setCurrentRow(0)
         models = self.model_selector.count()
-        self.show_status(f"{len(self.bundled)} domains, {models} model{'' if models == 1 else 's'}")
+        self.show_status(f"{len(data.bundles)} domains, {models} model{'' if models == 1 else 's'}")
         self._started = True
         if self.app_settings.preload_model:
             self._warm_timer.stop()
@@ -325,108 +335,35 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
 
     def generate(self) -> None:
         """Ask the selected model for the selected action (streaming into the editor), then evaluate."""
-        entry = self.current_model()
-        if self.current_bundle() is None or not self.current_action() or self.runner.busy:
+        entry = self.state.model
+        if not self.state.has_target or self.runner.busy:
             return
         if entry is None:
             self.report_error("No model", "No model to generate with: open a GGUF file (File ▸ Open model file…).")
             return
         self._warm_timer.stop()
-        self._start(self.drafts.generate_worker(entry, self.draft_options(), self.bundled))
+        self._start(self.drafts.generate_worker(entry))
 
     def evaluate(self) -> None:
         """Judge the text in the answer editor (typed, pasted or generated)."""
-        if self.current_bundle() is not None and self.current_action() and not self.runner.busy:
+        if self.state.has_target and not self.runner.busy:
             self._start(self.drafts.evaluate_worker())
 
-    # --- prompt, domains, models -----------------------------------------------------------
-    def show_prompt(self) -> None:
-        bundle, action = self.current_bundle(), self.current_action()
-        if bundle is None or not action:
-            return
-        try:  # the examples come from the bundled domains, as in the CLI
-            prompt = build_prompt(bundle, action, self.bundled, self.description_panel.description_class(),
-                                  self.description_panel.seed())
-        except DrafterError as err:
-            self.report_error("Cannot build the prompt", err.message)
-            return
-        if self.prompt_dialog is None:
-            self.prompt_dialog = PromptDialog(self)
-        self.prompt_dialog.show_prompt(prompt)
-        self.prompt_dialog.show()
-        self.prompt_dialog.raise_()
-
-    def open_domain_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open domain folder")
-        if folder:
-            self.open_domain_folder(folder)
-
-    def open_domain_folder(self, path: str | Path) -> None:
-        """Load a domain folder (or domain.pddl) in a worker; errors are reported with file:line:col."""
-        self.show_status(f"Opening {path}…")
-        self._start(TaskWorker(open_bundle, str(path), name="open"), self._on_bundle_opened)
-
-    def _on_bundle_opened(self, bundle: DomainBundle) -> None:
-        if not self._closing:
-            self.domain_panel.add_bundle(bundle)
-            self.window_state.add_recent_domain(bundle.folder)
-            self.show_status(f"Opened {bundle.name} from {bundle.folder}")
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self.window_state.recent_domains()
-        for path in recent:
-            self.recent_menu.addAction(path, lambda p=path: self.open_domain_folder(p))
-        if recent:
-            self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear the list", self.window_state.clear_recent_domains)
-        else:
-            self.recent_menu.addAction("(none yet)").setEnabled(False)
-
-    # --- drag and drop: a domain folder or a domain.pddl -----------------------------------
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
-        if dropped_domain(event.mimeData()) is not None and not self.runner.busy:
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
-        path = dropped_domain(event.mimeData())
-        if path is None:
-            event.ignore()
-            return
-        event.acceptProposedAction()
-        self.open_domain_folder(path)
-
-    def open_model_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open model file", "", "GGUF models (*.gguf);;All files (*)")
-        if path:
-            self.add_model_file(path)
-
-    def add_model_file(self, path: str | Path) -> ModelEntry:
-        """Offer a GGUF file in the model selector and select it (it loads at the next Generate)."""
-        entry = self.model_selector.add_file(path)
-        self._update_actions()
-        return entry
-
-    # --- errors, about, closing ------------------------------------------------------------
+    # --- errors, closing -------------------------------------------------------------------
     def report_error(self, title: str, message: str) -> None:
         """Tell the user in a window-modal box that does not block the event loop; emit error_reported."""
         self.last_error = message
         self.show_status(message.splitlines()[0] if message else title)
-        box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, self)
-        box.setObjectName("errorBox")
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+        error_box(self, title, message)
         self.error_reported.emit(message)
 
+    def report_exception(self, title: str, error: BaseException) -> None:
+        self.report_error(title, describe_error(error).text)
+
     def _on_generated(self, draft) -> None:  # noqa: ANN001 - a Draft
-        stats = draft.rounds[-1].generation.stats
-        self.model_status.show_generation(stats, draft.final)
-        entry = self.current_model()
-        if entry is not None:
-            self.model_status.model_used(self.drafts.models.loaded_path, entry.name)
+        self.model_status.show_generation(draft.rounds[-1].generation.stats, draft.final)
+        if self.state.model is not None:
+            self.model_status.model_used(self.state.model.name)
 
     def _on_scheme_changed(self, _scheme: object) -> None:
         """Light/dark switched: repaint what draws the scheme's colours itself."""
@@ -437,25 +374,28 @@ class MainWindow(WindowSettingsMixin, QMainWindow):
 
     def format_answer(self) -> None:
         """Edit ▸ Format: the answer in canonical indented form, comments kept (one undo step)."""
-        if self.runner.busy:
-            return
-        problem = self.answer_panel.editor.format_text()
-        self.show_status(problem or "Formatted")
+        if not self.runner.busy:
+            self.show_status(self.answer_panel.editor.format_text() or "Formatted")
 
     def show_fitted(self) -> None:
         """Show at the saved geometry, or maximised / sized from the screen (see geometry.py)."""
         self.window_state.show_fitted()
 
     def shutdown(self) -> bool:
-        """Cancel and wait for every worker, then release the model and the caches. Idempotent."""
+        """Close the authoring windows, cancel and wait for this window's jobs, release models. Idempotent."""
         if self._closing:
             return True
         self._closing = True
         self._warm_timer.stop()
+        for authoring in self.authoring_windows:
+            authoring.close()
         self.model_status.shutdown()
-        stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS)
-        if stopped:  # a worker still running may be using them
-            self.drafts.close()
+        stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS) and self.model_status.runner.wait(SHUTDOWN_TIMEOUT_MS)
+        self.drafts.close()
+        if stopped:
+            self.state.close()
+        else:   # a job still runs: its model is closed when it lets it go, its caches stay open
+            self.state.models.close()
         return stopped
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name

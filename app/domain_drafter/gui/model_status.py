@@ -2,21 +2,25 @@
 status-bar figures of each job (model, prompt tokens, tokens/s, planner time).
 
 Loading runs on its own TaskRunner, so Evaluate and the domain panels stay usable meanwhile; a
-Generate started during the load waits for it in its worker (ModelHolder's lock), never here.
+Generate started during the load waits for it in its worker (the ModelLibrary loads one model at a
+time), never here.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
 
-from domain_drafter.gui.jobs import LoadedModel, ModelHolder, model_failure_advice, preload_model
-from domain_drafter.gui.workers import TaskRunner, TaskWorker
+from domain_drafter.gui.jobs import LoadedModel, preload_model
+from domain_drafter.gui.model_library import ModelLibrary
+from domain_drafter.gui.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.backend import GenerationStats
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationResult
+
+
+def threads_text(threads: int) -> str:
+    return f"{threads} thread{'' if threads == 1 else 's'}"
 
 
 def stats_text(prompt_tokens: int | None, tokens_per_s: float | None, planner_s: float | None) -> str:
@@ -34,12 +38,12 @@ class ModelStatus(QObject):
     """Owns the model-loading worker and the status bar's model and statistics widgets."""
 
     loaded = Signal(object)            # LoadedModel
-    failed = Signal(str, str, str)     # error message, AppSettings field to change, advice
+    failed = Signal(object)            # the exception of a load that failed
     state_changed = Signal()
 
-    def __init__(self, holder: ModelHolder, status_bar: QStatusBar, parent: QObject | None = None):
+    def __init__(self, models: ModelLibrary, status_bar: QStatusBar, parent: QObject | None = None):
         super().__init__(parent)
-        self.holder = holder
+        self.models = models
         self.runner = TaskRunner(self)
         self.loaded_model: LoadedModel | None = None
         self.warmed_prompt = ""
@@ -71,9 +75,8 @@ class ModelStatus(QObject):
         return self.runner.busy
 
     def is_loaded(self, entry: ModelEntry | None) -> bool:
-        if entry is None or self.loaded_model is None or self.holder.backend is None:
-            return False
-        return entry.source == "default" or Path(entry.path) == self.loaded_model.path
+        """Exactly: `entry`'s file is the current model (for the default model too)."""
+        return self.models.is_loaded(entry)
 
     # --- loading ---------------------------------------------------------------------------
     def preload(self, entry: ModelEntry | None, warm_prompt: str = "") -> bool:
@@ -82,14 +85,14 @@ class ModelStatus(QObject):
             return False
         if self.runner.busy:   # one load at a time: stop this one and start the newest request after it
             self._again = (entry, warm_prompt)
-            if self._worker is not None and self._worker.name == "model-load":
+            if self._worker is not None and self._worker.kind is JobKind.MODEL_LOAD:
                 self._worker.cancel()
             return True
         loaded = self.is_loaded(entry)
         if loaded and (not warm_prompt or warm_prompt == self.warmed_prompt):
             return False
-        name = "model-warm" if loaded else "model-load"
-        worker = TaskWorker(preload_model, self.holder, entry, warm_prompt, name=name)
+        kind = JobKind.MODEL_WARM if loaded else JobKind.MODEL_LOAD
+        worker = TaskWorker(preload_model, self.models, entry, warm_prompt, kind=kind)
         worker.signals.progress.connect(self._on_progress)
         worker.signals.finished.connect(lambda model, prompt=warm_prompt: self._on_loaded(model, prompt))
         worker.signals.failed.connect(self._on_failed)
@@ -114,7 +117,7 @@ class ModelStatus(QObject):
         if total > 0:
             self.progress.setRange(0, total)
             self.progress.setValue(min(done, total))
-        if message and self._worker is not None and self._worker.name == "model-load":
+        if message and self._worker is not None and self._worker.kind is JobKind.MODEL_LOAD:
             self.model_label.setText(f"Model: {message}…")
 
     def _on_loaded(self, model: LoadedModel, prompt: str) -> None:
@@ -122,17 +125,17 @@ class ModelStatus(QObject):
         self.last_error = ""
         if model.warmed_tokens:
             self.warmed_prompt = prompt
-        self.model_label.setText(f"Model: {model.name} ({model.threads} threads, loaded in {model.load_time_s:.1f} s)")
+        self.model_label.setText(f"Model: {model.name} ({threads_text(model.threads)}, "
+                                 f"loaded in {model.load_time_s:.1f} s)")
         self.model_label.setToolTip(str(model.path))
         self.loaded.emit(model)
 
-    def _on_failed(self, message: str) -> None:
+    def _on_failed(self, error: BaseException) -> None:
         self.loaded_model = None
-        self.last_error = message
-        setting, advice = model_failure_advice(message)
+        self.last_error = str(error)
         self.model_label.setText("Model: not loaded (see Settings ▸ Model file)")
-        self.model_label.setToolTip(message)
-        self.failed.emit(message, setting, advice)
+        self.model_label.setToolTip(str(error))
+        self.failed.emit(error)
 
     def _on_cancelled(self) -> None:
         if self.loaded_model is None:
@@ -147,13 +150,14 @@ class ModelStatus(QObject):
         if again is not None:
             self.preload(*again)
 
-    def model_used(self, path: Path | None, name: str) -> None:
-        """A Generate loaded (or used) this model itself."""
-        if path is not None and (self.loaded_model is None or self.loaded_model.path != path):
-            backend = self.holder.backend
-            if backend is not None:
-                self.loaded_model = LoadedModel(name, path, backend.load_time_s, backend.n_threads, 0)
-                self.model_label.setText(f"Model: {name} ({backend.n_threads} threads)")
+    def model_used(self, name: str) -> None:
+        """A job loaded (or used) the current model itself."""
+        path, backend = self.models.loaded_path, self.models.backend
+        if path is not None and backend is not None and (self.loaded_model is None or self.loaded_model.path != path):
+            threads = getattr(backend, "n_threads", 0)
+            self.loaded_model = LoadedModel(name, path, getattr(backend, "load_time_s", 0.0), threads, 0)
+            self.model_label.setText(f"Model: {name} ({threads_text(threads)})")
+            self.model_label.setToolTip(str(path))
 
     # --- figures of the last job -----------------------------------------------------------
     def show_generation(self, stats: GenerationStats, result: EvaluationResult | None) -> None:

@@ -16,37 +16,45 @@ from domain_drafter.core.paths import atomic_write_bytes, config_dir
 from domain_drafter.drafting.loop import DraftOptions, Feedback
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.planning.evaluate import EvaluationOptions
+from domain_drafter.planning.proof_types import EquivalenceMode
 
 log = logging.getLogger(__name__)
 SETTINGS_FILE = "settings.json"
 
 
+_DRAFT = DraftOptions()
+_DECODING = DecodingOptions()
+_EVALUATION = EvaluationOptions()
+
+
 @dataclass(frozen=True)
 class AppSettings:
-    """Every field has the paper's value (or the engine's default) as its default."""
+    """Every engine option's default is read from the engine's option dataclasses (written there once)."""
 
     model: str = ""                       # a GGUF path; "" = the embedded default model
     threads: int = 0                      # llama.cpp CPU threads; 0 = automatic (half the CPUs)
-    grammar: bool = False                 # constrain decoding to one well-formed action
-    free_signature: bool = False          # with the grammar: let the model choose the parameters
-    retries: int = 0                      # corrective re-prompts after a failed answer
-    feedback: str = Feedback.CHECKS.value  # what a corrective round may say: "checks" or "plans"
-    examples: int = 3                     # context examples in the prompt
-    max_new_tokens: int = 300
-    k: int = 100                          # plans per problem for the equivalence check
-    planner_time_limit_s: float = 30.0
-    default_class: str = DescriptionClass.BASE.value
-    seed: int = 0
+    grammar: bool = _DRAFT.grammar        # constrain decoding to one well-formed action
+    free_signature: bool = not _DRAFT.lock_signature   # with the grammar: the model chooses the parameters
+    retries: int = _DRAFT.retries         # corrective re-prompts after a failed answer
+    feedback: str = _DRAFT.feedback.value  # what a corrective round may say: "checks" or "plans"
+    examples: int = _DRAFT.examples       # context examples in the prompt
+    max_new_tokens: int = _DECODING.max_tokens
+    k: int = _EVALUATION.k                # plans per problem for the equivalence check
+    planner_time_limit_s: float = _EVALUATION.time_limit_s
+    equivalence: str = _EVALUATION.equivalence.value   # "proven" (METHOD 6a) or "paper" (METHOD 6)
+    default_class: str = _DRAFT.description_class.value
+    seed: int = _DRAFT.seed
     preload_model: bool = True            # load the model in the background as soon as the window is up
 
     # --- what the engine gets --------------------------------------------------------------
     def draft_options(self, description_class: DescriptionClass | None = None, seed: int | None = None,
                       grammar: bool | None = None) -> DraftOptions:
-        return DraftOptions(
+        return replace(
+            _DRAFT,
             description_class=description_class or DescriptionClass(self.default_class),
             seed=self.seed if seed is None else seed,
             examples=self.examples,
-            decoding=DecodingOptions(max_tokens=self.max_new_tokens),
+            decoding=replace(_DECODING, max_tokens=self.max_new_tokens),
             grammar=self.grammar if grammar is None else grammar,
             lock_signature=not self.free_signature,
             retries=self.retries,
@@ -54,7 +62,8 @@ class AppSettings:
         )
 
     def evaluation_options(self) -> EvaluationOptions:
-        return EvaluationOptions(k=self.k, time_limit_s=self.planner_time_limit_s)
+        return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
+                       equivalence=EquivalenceMode(self.equivalence))
 
     # --- validation ------------------------------------------------------------------------
     def checked(self) -> "AppSettings":
@@ -66,13 +75,15 @@ class AppSettings:
             self,
             threads=int(clamp(self.threads, 0, 256)),
             retries=int(clamp(self.retries, 0, 10)),
-            feedback=self.feedback if self.feedback in {f.value for f in Feedback} else Feedback.CHECKS.value,
+            feedback=self.feedback if self.feedback in {f.value for f in Feedback} else _DRAFT.feedback.value,
+            equivalence=(self.equivalence if self.equivalence in {m.value for m in EquivalenceMode}
+                         else _EVALUATION.equivalence.value),
             examples=int(clamp(self.examples, 0, 10)),
             max_new_tokens=int(clamp(self.max_new_tokens, 1, 4096)),
             k=int(clamp(self.k, 1, 1000)),
             planner_time_limit_s=float(clamp(self.planner_time_limit_s, 1.0, 3600.0)),
             default_class=(self.default_class if self.default_class in {c.value for c in DescriptionClass}
-                           else DescriptionClass.BASE.value),
+                           else _DRAFT.description_class.value),
             seed=int(clamp(self.seed, 0, 1_000_000)),
         )
 
@@ -105,6 +116,7 @@ def load_settings(path: Path | None = None) -> AppSettings:
 
 
 def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
+    """Write the settings as JSON; raises OSError (naming the file) when the folder cannot be written."""
     path = path or settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(asdict(settings), indent=2, sort_keys=True) + "\n"

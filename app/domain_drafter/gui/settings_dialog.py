@@ -23,7 +23,10 @@ from PySide6.QtWidgets import (
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.drafting.loop import Feedback
 from domain_drafter.gui.settings import AppSettings
+from domain_drafter.planning.proof_types import EquivalenceMode
 
+EQUIVALENCE_LABELS = {EquivalenceMode.PROVEN.value: "Proven on the problems (reachable states)",
+                      EquivalenceMode.PAPER.value: "The paper's plan heuristic (top-k plans)"}
 FEEDBACK_LABELS = {Feedback.CHECKS.value: "Checks only (nothing of the reference leaks)",
                    Feedback.PLANS.value: "Checks and counterexample plans"}
 
@@ -74,6 +77,11 @@ class SettingsDialog(QDialog):
         self.time_spin.setDecimals(0)
         self.time_spin.setSuffix(" s")
         self.time_spin.setToolTip("Planner time limit per problem")
+        self.equivalence_combo = QComboBox()
+        self.equivalence_combo.setObjectName("equivalenceMode")
+        self.equivalence_combo.setToolTip("How an answer that passes the checks is judged equivalent")
+        for value, label in EQUIVALENCE_LABELS.items():
+            self.equivalence_combo.addItem(label, value)
 
         self.class_combo = QComboBox()
         for cls in DescriptionClass:
@@ -85,7 +93,8 @@ class SettingsDialog(QDialog):
             ("Generation", [("", self.grammar_check), ("", self.free_signature_check),
                             ("Context examples", self.examples_spin), ("Max new tokens", self.max_tokens_spin),
                             ("Retries", self.retries_spin), ("Feedback", self.feedback_combo)]),
-            ("Evaluation", [("K (plans per problem)", self.k_spin), ("Planner time limit", self.time_spin)]),
+            ("Evaluation", [("Equivalence", self.equivalence_combo), ("K (plans per problem)", self.k_spin),
+                            ("Planner time limit", self.time_spin)]),
             ("Descriptions", [("Default class", self.class_combo), ("Seed", self.seed_spin)]),
         ]
         layout = QVBoxLayout(self)
@@ -127,6 +136,7 @@ class SettingsDialog(QDialog):
         self.feedback_combo.setEnabled(s.retries > 0)
         self.k_spin.setValue(s.k)
         self.time_spin.setValue(s.planner_time_limit_s)
+        self.equivalence_combo.setCurrentIndex(max(0, self.equivalence_combo.findData(s.equivalence)))
         self.class_combo.setCurrentIndex(max(0, self.class_combo.findData(s.default_class)))
         self.seed_spin.setValue(s.seed)
 
@@ -142,6 +152,7 @@ class SettingsDialog(QDialog):
             max_new_tokens=self.max_tokens_spin.value(),
             k=self.k_spin.value(),
             planner_time_limit_s=float(self.time_spin.value()),
+            equivalence=self.equivalence_combo.currentData(),
             default_class=self.class_combo.currentData(),
             seed=self.seed_spin.value(),
             preload_model=self.preload_check.isChecked(),

@@ -6,21 +6,19 @@ A mixin of MainWindow (kept apart so the window module stays about layout and jo
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.gui.errors import describe_error
 from domain_drafter.gui.help_dialogs import AboutDialog, ResultClassesDialog
-from domain_drafter.gui.settings import AppSettings, save_settings
+from domain_drafter.gui.settings import AppSettings
 from domain_drafter.gui.settings_dialog import SettingsDialog
-from domain_drafter.planning.evaluate import Evaluator
 
 
 class WindowSettingsMixin:
-    """Needs the MainWindow's app_settings, drafts, model_status, panels, runner and report_error."""
+    """Needs the MainWindow's state, model_status, panels, runner and report_exception."""
 
     settings_dialog: SettingsDialog | None = None
     classes_dialog: ResultClassesDialog | None = None
@@ -51,15 +49,9 @@ class WindowSettingsMixin:
             dialog.focus_setting(focus)
 
     def apply_settings(self, new: AppSettings) -> None:
-        """Use and save `new`: a new evaluator for K or the time limit, a reload for the model or threads."""
-        old, self.app_settings = self.app_settings, new
-        try:
-            save_settings(new)
-        except OSError as err:
-            self.report_error("Cannot save the settings", str(err))
-        if (old.k, old.planner_time_limit_s) != (new.k, new.planner_time_limit_s):
-            self.drafts.set_evaluator(Evaluator(new.evaluation_options()))
-        self.drafts.models.n_threads = new.threads
+        """Use and save `new` (new jobs get it); a failed save is reported by the AppState's signal."""
+        old = self.app_settings
+        saved = self.state.update_settings(new)
         self._apply_settings_to_widgets()
         if new.model and new.model != old.model:
             self.add_model_file(new.model)
@@ -68,36 +60,31 @@ class WindowSettingsMixin:
         if new.preload_model and new.threads != old.threads and new.model == old.model:
             self.model_status.preload(self.current_model(), self.current_prompt_text())   # reload with them
         # (another model file: selecting it in the toolbar above starts its load)
-        self.show_status("Settings saved")
+        if saved:
+            self.show_status("Settings saved")
 
     def _apply_settings_to_widgets(self) -> None:
         s = self.app_settings
-        self.grammar_check.blockSignals(True)
+        self.grammar_check.blockSignals(True)   # the toolbar switch shows the setting; no echo back
         self.grammar_check.setChecked(s.grammar)
         self.grammar_check.blockSignals(False)
         self.description_panel.set_description_class(DescriptionClass(s.default_class))
         self.description_panel.seed_spin.setValue(s.seed)
+        self.state.set_description(DescriptionClass(s.default_class), s.seed)
 
-    def _on_grammar_toggled(self, checked: bool) -> None:
-        if checked != self.app_settings.grammar:
-            self.app_settings = replace(self.app_settings, grammar=checked)
-            try:
-                save_settings(self.app_settings)
-            except OSError:
-                pass   # the toolbar still applies it to this session
-
-    def _on_model_failed(self, message: str, setting: str, advice: str) -> None:
+    def _on_model_failed(self, error: BaseException) -> None:
         """The model did not load: why, and which setting to change; everything else stays usable."""
         if self._closing:
             return
-        self.last_error = message
-        self.show_status("The model did not load: " + (message.splitlines()[0] if message else ""))
-        box = QMessageBox(QMessageBox.Icon.Warning, "Cannot load the model", f"{message}\n\n{advice}",
+        described = describe_error(error)
+        self.last_error = described.message
+        self.show_status("The model did not load: " + described.message.splitlines()[0])
+        box = QMessageBox(QMessageBox.Icon.Warning, "Cannot load the model", described.text,
                           QMessageBox.StandardButton.Close, self)
         box.setObjectName("modelErrorBox")
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         settings_button = box.addButton("Open Settings…", QMessageBox.ButtonRole.ActionRole)
-        settings_button.clicked.connect(lambda: self.show_settings(setting))
+        settings_button.clicked.connect(lambda: self.show_settings(described.setting or "model"))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
-        self.error_reported.emit(message)
+        self.error_reported.emit(described.text)

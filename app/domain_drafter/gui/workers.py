@@ -1,16 +1,22 @@
-"""Run plain engine functions on Qt's global thread pool, with progress, streaming and cancel.
+"""Run plain engine functions on a thread pool, with progress, streaming, cancel and typed outcomes.
 
-A `TaskWorker` calls `fn(*args, task=TaskState, **kwargs)` (plus `on_token=` when it streams)
-on a pool thread and reports through its `WorkerSignals`, which live in the GUI thread, so
-connected slots run there. Exactly one of finished / failed / cancelled is emitted per worker.
-Cancelling sets the TaskState's flag; the engine then raises `Cancelled` at its next check.
-`TaskRunner` keeps the workers alive while they run, says when each ended and how, and can
-cancel and wait for all of them.
+A `TaskWorker` calls `fn(*args, task=TaskState, **kwargs)` (plus `on_token=` when it streams) on a
+pool thread and reports through its `WorkerSignals`, which live in the GUI thread, so connected
+slots run there. Exactly one of finished / failed / cancelled is emitted per worker; `failed`
+carries the exception object itself (errors.show_error turns it into words). Cancelling sets the
+TaskState's flag; the engine then raises `Cancelled` at its next check.
+
+`TaskRunner` is one window's (or one dialog's) set of jobs: it keeps its workers alive while they
+run, says when each ended and how, and `shutdown()` cancels and waits for its own workers only,
+with a time-out, never for the rest of the pool.
 """
 
 from __future__ import annotations
 
+import enum
 import logging
+import threading
+import time
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -22,13 +28,48 @@ log = logging.getLogger(__name__)
 _INT_MAX = 2**31 - 1   # the progress signal carries C ints
 
 
+class JobOutcome(str, enum.Enum):
+    """How a job ended."""
+
+    FINISHED = "finished"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class JobKind(str, enum.Enum):
+    """What a job does (its name in logs and in the `job_ended` signals)."""
+
+    STARTUP = "startup"
+    OPEN = "open"
+    GENERATE = "generate"
+    EVALUATE = "evaluate"
+    MODEL_LOAD = "model-load"
+    MODEL_WARM = "model-warm"
+    OPEN_DRAFT = "open-draft"
+    DRAFT_ALL = "draft-all"
+    DRAFT = "draft"
+    TRY = "try"
+    JUDGE = "judge"
+    SAVE = "save"
+    EXPORT = "export"
+    BENCHMARK = "benchmark"
+    REPORT = "report"
+    OTHER = "other"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class WorkerSignals(QObject):
-    """What a worker reports. `finished` carries the function's return value."""
+    """What a worker reports. `finished` carries the function's return value, `failed` the exception."""
 
     progress = Signal(int, int, str)
     token = Signal(str)
     finished = Signal(object)
-    failed = Signal(str)
+    failed = Signal(object)
     cancelled = Signal()
     done = Signal()  # after any of finished / failed / cancelled
 
@@ -36,16 +77,22 @@ class WorkerSignals(QObject):
 class TaskWorker(QRunnable):
     """One call of a plain function on a pool thread; `cancel()` is safe from any thread."""
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, streams_tokens: bool = False, name: str = "",
-                 **kwargs: Any):
+    def __init__(self, fn: Callable[..., Any], *args: Any, kind: JobKind = JobKind.OTHER,
+                 streams_tokens: bool = False, **kwargs: Any):
         super().__init__()
         self.setAutoDelete(False)  # Python owns it (TaskRunner keeps it until `done`)
         self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.kind = kind
         self.streams_tokens = streams_tokens
-        self.name = name or getattr(fn, "__name__", "task")
         self.signals = WorkerSignals()
-        self.outcome = ""   # "finished", "failed" or "cancelled" once it has run
+        self.outcome: JobOutcome | None = None
+        self.error: BaseException | None = None
+        self.ended = threading.Event()   # set once run() is over (for a bounded wait at close)
         self.task = TaskState(on_progress=self._report)
+
+    @property
+    def name(self) -> str:
+        return self.kind.value if self.kind is not JobKind.OTHER else getattr(self.fn, "__name__", "task")
 
     def cancel(self) -> None:
         self.task.cancel()
@@ -65,10 +112,11 @@ class TaskWorker(QRunnable):
             self._run()
         finally:
             self.signals.done.emit()
+            self.ended.set()
 
     def _run(self) -> None:
         if self.task.cancelled:
-            self.outcome = "cancelled"
+            self.outcome = JobOutcome.CANCELLED
             self.signals.cancelled.emit()
             return
         kwargs = dict(self.kwargs, task=self.task)
@@ -77,25 +125,24 @@ class TaskWorker(QRunnable):
         try:
             result = self.fn(*self.args, **kwargs)
         except Cancelled:
-            self.outcome = "cancelled"
+            self.outcome = JobOutcome.CANCELLED
             self.signals.cancelled.emit()
-        except DrafterError as err:
-            self.outcome = "failed"
-            self.signals.failed.emit(err.message)
-        except Exception as err:  # noqa: BLE001 - anything else is a bug, but must not kill the app
-            log.exception("%s failed", self.name)
-            self.outcome = "failed"
-            self.signals.failed.emit(f"unexpected error in {self.name}: {type(err).__name__}: {err}")
+        except Exception as err:  # noqa: BLE001 - shown to the user by errors.show_error, never fatal
+            if not isinstance(err, (DrafterError, OSError)):
+                log.exception("%s failed", self.name)
+            self.outcome, self.error = JobOutcome.FAILED, err
+            self.signals.failed.emit(err)
         else:
-            self.outcome = "finished"
+            self.outcome = JobOutcome.FINISHED
             self.signals.finished.emit(result)
 
 
 class TaskRunner(QObject):
-    """Starts workers on the global pool and keeps them until they are done."""
+    """Starts one owner's workers on a pool (the global one unless given) and keeps them until done."""
 
     busy_changed = Signal(bool)
-    job_ended = Signal(str, str)   # the worker's name and outcome, after its own signals and busy_changed
+    job_started = Signal(object)         # JobKind
+    job_ended = Signal(object, object)   # JobKind, JobOutcome; after the worker's own signals and busy_changed
 
     def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None):
         super().__init__(parent)
@@ -107,6 +154,7 @@ class TaskRunner(QObject):
         self._active.append(worker)
         worker.signals.done.connect(self._on_done)
         self.pool.start(worker)
+        self.job_started.emit(worker.kind)
         if not was_busy:
             self.busy_changed.emit(True)
         return worker
@@ -119,18 +167,27 @@ class TaskRunner(QObject):
     def active(self) -> tuple[TaskWorker, ...]:
         return tuple(self._active)
 
+    def running(self, kind: JobKind) -> bool:
+        return any(w.kind is kind for w in self._active)
+
     def cancel_all(self) -> None:
         for worker in self._active:
             worker.cancel()
 
+    def wait(self, timeout_ms: int) -> bool:
+        """Wait (blocking) for this runner's own workers only; True if all ended within `timeout_ms`."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        for worker in list(self._active):
+            if not worker.ended.wait(max(0.0, deadline - time.monotonic())):
+                log.warning("workers still running after %d ms: %s", timeout_ms,
+                            ", ".join(w.name for w in self._active if not w.ended.is_set()))
+                return False
+        return True
+
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Cancel everything and wait for the pool; True if every worker stopped in time."""
+        """Cancel this runner's workers and wait for them (not for other windows' work)."""
         self.cancel_all()
-        stopped = self.pool.waitForDone(timeout_ms)
-        if not stopped:
-            log.warning("workers still running after %d ms: %s", timeout_ms,
-                        ", ".join(w.name for w in self._active))
-        return stopped
+        return self.wait(timeout_ms)
 
     def _on_done(self) -> None:
         sender = self.sender()
@@ -139,4 +196,4 @@ class TaskRunner(QObject):
         if not self._active:
             self.busy_changed.emit(False)
         for worker in ended:
-            self.job_ended.emit(worker.name, worker.outcome)
+            self.job_ended.emit(worker.kind, worker.outcome)
