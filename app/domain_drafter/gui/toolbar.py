@@ -22,7 +22,8 @@ class ModelSelector(QComboBox):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("modelSelector")
-        self.setMinimumContentsLength(24)
+        # as wide as its longest entry: a cut-off label ("(defaul") hides which model it is
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.setToolTip("The GGUF model that writes the action")
 
     def set_entries(self, entries: Iterable[ModelEntry]) -> None:
