@@ -39,7 +39,7 @@ class EvaluationOptions:
     time_limit_s: float = 30.0
     use_verdict_cache: bool = True
     equivalence: EquivalenceMode = EquivalenceMode.PROVEN
-    state_budget: int = 200_000        # reachable states explored per problem before the planner route
+    state_budget: int = 100_000        # reachable states explored per problem before the planner route
     proof_time_limit_s: float = 20.0   # seconds for exploration plus the witness planner, per answer
     paper_too: bool = False
 

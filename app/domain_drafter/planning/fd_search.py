@@ -2,8 +2,13 @@
 
 Used by the proof where exploring in Python would take too long: the witness task ("reach a
 state where the two domains differ") and the generated domain's own goal (NoPlan). The search
-is `astar(blind())`: its plan is a shortest one, and exhausting the task's reachable states
-proves it unsolvable. Process handling (own session, time limit, cancel, temp dir, logging) is
+for the witness task is `astar(blind())`: its plan is a shortest one, and exhausting the task's
+reachable states proves it unsolvable; for a domain's own goal, greedy search with FF (complete,
+and dead ends it prunes are relaxed-unreachable, so exhausting it proves unsolvability too).
+Unlike the K* runs, invariant synthesis stays on: these searches handle the conditional effects
+it may introduce, and its mutex groups (proven invariants) let the translator discard witness
+actions whose conditions no reachable state meets, often proving the task unsolvable at once.
+Process handling (own session, time limit, cancel, temp dir, logging) is
 `KStarPlanner`'s; only the command line and the reading of the result differ.
 """
 
@@ -17,6 +22,7 @@ from domain_drafter.planning.kstar import KStarPlanner, Plan, PlannerStatus, par
 
 PLAN_DIR = "found_plans"
 DEFAULT_SEARCH = "astar(blind())"
+GOAL_SEARCH = "lazy_greedy([ff()], preferred=[ff()])"
 
 
 class FastDownwardSearch(KStarPlanner):
@@ -37,9 +43,7 @@ class FastDownwardSearch(KStarPlanner):
         if self.memory_limit_mb is not None:
             limits += ["--overall-memory-limit", f"{int(self.memory_limit_mb)}M"]
         return (self.python, "-B", "-m", "kstar_planner.driver.main", "--build", str(build), *limits,
-                "domain.pddl", "problem.pddl",
-                "--translate-options", "--invariant-generation-max-candidates", "0",
-                "--search-options", "--search", self.search)
+                "domain.pddl", "problem.pddl", "--search-options", "--search", self.search)
 
     def _classify(self, code: int, log: str, json_path: Path,
                   what: str) -> tuple[PlannerStatus, str, tuple[Plan, ...], tuple[float, ...]]:

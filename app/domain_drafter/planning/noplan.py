@@ -14,7 +14,7 @@ from typing import Sequence
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.model import Domain
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.planning.fd_search import FastDownwardSearch
+from domain_drafter.planning.fd_search import GOAL_SEARCH, FastDownwardSearch
 from domain_drafter.planning.grounding import Grounder, GroundingLimit
 from domain_drafter.planning.kstar import PlannerStatus
 from domain_drafter.planning.state_space import explore, goal_masks
@@ -50,7 +50,7 @@ def unreachable_goal(generated: Domain, problems: Sequence[ProblemFile], *, budg
             stopped = str(err)
         base = search or FastDownwardSearch()
         planner = FastDownwardSearch(time_limit_s=max(1.0, deadline - time.perf_counter()),
-                                     memory_limit_mb=base.memory_limit_mb, search=base.search, python=base.python)
+                                     memory_limit_mb=base.memory_limit_mb, search=GOAL_SEARCH, python=base.python)
         domain_text, problem_text = goal_task(generated, problem)
         result = planner.plan(domain_text, problem_text, task=task, label=f"generated/{problem.name}")
         if result.status is PlannerStatus.UNSOLVABLE:

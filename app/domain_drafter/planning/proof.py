@@ -42,7 +42,7 @@ __all__ = ["ProofError", "ProofSettings", "prove_equivalence"]
 
 @dataclass(frozen=True)
 class ProofSettings:
-    state_budget: int = 200_000     # reachable states explored per problem before the planner route
+    state_budget: int = 100_000     # reachable states explored per problem before the planner route
     time_limit_s: float = 20.0      # the whole proof: exploration, comparison and witness planning
     grounding_limit: int = 1_000_000
     shortcuts: bool = True          # off: explore even where a shortcut would decide (tests, measurements)
@@ -172,15 +172,15 @@ def _planner_route(run: _Run, problems: Sequence[ProblemFile], pending: list[_Pr
             cx = _witnessed(run, item, result.plans[0], witness.pair_of)
             return _different(run, problems, cx, compared, ProofMethod.PLANNER, started)
         if result.status is PlannerStatus.UNSOLVABLE:
-            notes.append(f"{stopped}, the witness planner proved that no reachable state differs")
+            notes.append(f"past the {stopped}, the witness planner proved that no reachable state differs")
             continue
         if result.status is PlannerStatus.CANCELLED and run.task is not None:
             run.task.check_cancelled()
         return _unproven(run, count, compared, f"{stopped}; the witness planner did not finish: {result.message}",
                          started)
     return ProofReport(Subclass.EQUIVALENT, ProofMethod.PLANNER, True, compared, count,
-                       reason=f"{compared} reachable states of {count} problem{'' if count == 1 else 's'} compared; "
-                              + "; ".join(notes), timings=_finish(run, started))
+                       reason=f"{compared} reachable states of {count} problem{'' if count == 1 else 's'} compared "
+                              "one by one; " + "; ".join(notes), timings=_finish(run, started))
 
 
 def _witnessed(run: _Run, item: _Problem, plan: Sequence[Sequence[str]], pair_of: dict[str, int]) -> ProofCounterexample:

@@ -130,27 +130,30 @@ class ActionPairs:
         self.by_atom: dict[int, list[int]] = {}
         self.always: list[int] = []
         for i, pair in enumerate(self.pairs):
-            for g in (pair.reference, pair.generated):
-                if g is None:
-                    continue
-                if g.pre:
-                    self.by_atom.setdefault((g.pre & -g.pre).bit_length() - 1, []).append(i)
-                else:
+            keys = {(g.pre & -g.pre).bit_length() - 1 if g.pre else -1
+                    for g in (pair.reference, pair.generated) if g is not None}
+            for key in sorted(keys):
+                if key < 0:
                     self.always.append(i)
+                else:
+                    self.by_atom.setdefault(key, []).append(i)
 
     def __len__(self) -> int:
         return len(self.pairs)
 
     def difference_at(self, number: int, state: int) -> Difference | None:
         """The first pair (in pair order) that behaves differently in `state`, or None."""
-        candidates = set(self.always)
-        for i in bits(state):
-            candidates.update(self.by_atom.get(i, ()))
-        for i in sorted(candidates):
-            found = compare(self.pairs[i], number, state)
-            if found is not None:
-                return found
-        return None
+        best = -1
+        pairs = self.pairs
+        by_atom = self.by_atom
+        for i in self.always:
+            if (best < 0 or i < best) and _differs(pairs[i], state):
+                best = i
+        for atom in bits(state):
+            for i in by_atom.get(atom, ()):
+                if (best < 0 or i < best) and _differs(pairs[i], state):
+                    best = i
+        return compare(pairs[best], number, state) if best >= 0 else None
 
     def first_difference(self, space: ReachableStates,
                          deadline: float | None = None) -> tuple[Difference | None, int]:
@@ -168,6 +171,15 @@ class ActionPairs:
             if found is not None:
                 return found, number + 1
         return None, len(space.states)
+
+
+def _differs(pair: ActionPair, state: int) -> bool:
+    ref, gen = pair.reference, pair.generated
+    in_ref = ref is not None and state & ref.pre == ref.pre and not state & ref.neg
+    in_gen = gen is not None and state & gen.pre == gen.pre and not state & gen.neg
+    if in_ref != in_gen:
+        return True
+    return in_ref and ((state & ~ref.delete) | ref.add) != ((state & ~gen.delete) | gen.add)  # type: ignore[union-attr]
 
 
 def compare(pair: ActionPair, number: int, state: int) -> Difference | None:
