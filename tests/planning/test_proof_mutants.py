@@ -27,7 +27,14 @@ HEURISTIC_MISSES = [
      "a lifted crate still 'at' its place breaks no plan to the goal"),
     ("trap-newspapers", "deliver", " (not (wantspaper ?loc))", "", Subclass.NP_APP,
      "no goal asks for a location to stop wanting a paper"),
+    ("miconic", "board", "(boarded ?p)", "(boarded ?p) (above ?f ?f)", Subclass.NP_APP,
+     "an extra add of a static atom no goal or precondition mentions"),
+    ("track-building", "build-track", "(has-track ?loc)", "(has-track ?loc) (forward ?loc ?loc)", Subclass.NP_APP,
+     "the train never needs a track from a place to itself"),
 ]
+# blocksworld, gripper and logistics: none of the ~300 single mutations tried (a literal dropped,
+# added or re-bound, an effect added) fools the heuristic on their problems; there the top-100
+# plans pass through every state where those mutants differ.
 
 
 @pytest.fixture(scope="module")
