@@ -101,3 +101,39 @@ def test_report_round_trips_through_to_dict(bundles):
     report = proven(bundle, bundle.domain.action("pick"), EXPLORE)
     again = proof_from_dict(report.to_dict())
     assert again == report and again.message == report.message
+
+
+def _blocksworld_with_equality(bundles, folder):
+    import shutil
+
+    from domain_drafter.core.bundle import load_bundle
+
+    source = bundles["blocksworld"].folder
+    folder.mkdir()
+    text = (source / "domain.pddl").read_text(encoding="utf-8")
+    assert "(:requirements :strips :typing)" in text
+    (folder / "domain.pddl").write_text(text.replace("(:requirements :strips :typing)",
+                                                     "(:requirements :strips :typing :equality)"), encoding="utf-8")
+    shutil.copytree(source / "problems", folder / "problems")
+    return load_bundle(folder)
+
+
+@pytest.mark.parametrize("budget", [100_000, 3])
+def test_an_inequality_no_reachable_state_can_violate_is_proven_equivalent(bundles, tmp_path, budget):
+    # stack(x, x) needs (holding x) and (clear x): never both in a reachable state, so
+    # (not (= ?x ?y)) changes nothing; with a budget of 3 states the witness planner proves it.
+    bundle = _blocksworld_with_equality(bundles, tmp_path / "bw")
+    stack = bundle.domain.action("stack")
+    answer = dataclasses.replace(stack, precondition=stack.precondition + (Literal(Atom("=", ("?x", "?y")), False),))
+    report = proven(bundle, answer, ProofSettings(state_budget=budget))
+    assert report.subclass is Subclass.EQUIVALENT and report.proven
+    assert report.method is (ProofMethod.EXPLORATION if budget > 3 else ProofMethod.PLANNER)
+
+
+def test_an_equality_that_reachable_states_meet_is_a_difference(bundles, tmp_path):
+    bundle = _blocksworld_with_equality(bundles, tmp_path / "bw")
+    unstack = bundle.domain.action("unstack")
+    answer = dataclasses.replace(unstack, precondition=unstack.precondition + (Literal(Atom("=", ("?x", "?y"))),))
+    report = proven(bundle, answer)
+    assert report.proven and report.subclass in (Subclass.OP_APP, Subclass.NO_PLAN)
+    assert report.counterexample.generated_validation.atoms[0].startswith("(= ")
