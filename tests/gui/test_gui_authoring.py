@@ -225,7 +225,11 @@ def test_the_main_window_opens_the_authoring_window_on_its_domain(qtbot, window)
     qtbot.waitUntil(authoring.isVisible)
     assert authoring.workspace.name == "gripper" and states(authoring) == ["reference"] * 3
     assert authoring.state is window.state and authoring.draft_all_button.isEnabled()   # the chosen model
+    freed = []
+    authoring.destroyed.connect(lambda: freed.append(True))
     authoring.close()
+    assert window.authoring_windows == []
+    qtbot.waitUntil(lambda: freed == [True])                          # a closed authoring window is freed
 
 
 def test_descriptions_are_edited_in_place_checked_as_typed_and_saved(qtbot, bundles, tmp_path):

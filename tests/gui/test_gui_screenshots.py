@@ -93,3 +93,56 @@ def test_screenshots(qtbot, window, out_dir, scheme):
                 assert abs(corner.lightness() - QColor(scheme.window).lightness()) < 60, path
     finally:
         apply_scheme(app, LIGHT)
+
+
+def drafted_blocksworld(window, folder):
+    """Blocksworld with a drafted history (a failed attempt, an accepted one), as after a Draft all."""
+    from domain_drafter.drafting.workspace import WorkingCopy
+
+    bundle = next(b for b in window.state.bundles if b.name == "blocksworld")
+    copy = WorkingCopy.from_bundle(bundle)
+    for action in bundle.domain.actions:
+        text = action.to_pddl(indent="")
+        copy.add_attempt(action.name, text.replace("(handempty)", "(hand-empty)", 1), source="model",
+                         model="llama.cpp:gemma-3-270m-q4_k_m.gguf", subclass="PAError",
+                         message="(hand-empty) is no predicate of the domain")
+        if action.name != "stack":
+            copy.accept(action.name, attempt=copy.add_attempt(action.name, text, source="hand",
+                                                               message="passed the syntax and semantic checks").number)
+    copy.save(folder)
+    return copy
+
+
+@pytest.mark.parametrize("scheme", [LIGHT, DARK], ids=["light", "dark"])
+def test_authoring_and_benchmark_screenshots(qtbot, window, out_dir, tmp_path, scheme):
+    from domain_drafter.gui.authoring_window import AuthoringWindow
+    from domain_drafter.gui.bench_dialog import BenchmarkDialog
+
+    app = QApplication.instance()
+    apply_scheme(app, scheme)
+    try:
+        authoring = AuthoringWindow(drafted_blocksworld(window, tmp_path / "bw"), window.state)
+        qtbot.addWidget(authoring)
+        authoring.show()
+        authoring.setGeometry(0, 0, 1280, 800)
+        authoring.select("put-down")
+        authoring.history.setCurrentRow(0)
+        authoring.compare_attempt()
+        models = [(e.name, "default") for e in [window.current_model()]]
+        dialog = BenchmarkDialog(models, [b.name for b in window.state.bundles], window,
+                                 results_path=tmp_path / "bench.sqlite", settings=window.app_settings)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        dialog.setGeometry(0, 0, 1280, 800)
+        for name, target in (("authoring", authoring), ("benchmark", dialog)):
+            qtbot.waitUntil(lambda t=target: (t.width(), t.height()) == (1280, 800))
+            qtbot.wait(50)
+            image = target.grab().toImage()
+            path = out_dir / f"1280x800-{scheme.name}-{name}.png"
+            assert image.save(str(path)), path
+            assert (image.width(), image.height()) == (1280, 800)
+            assert distinct_colours(image) > 12, f"{path} looks blank"
+        dialog.close()
+        authoring.close()
+    finally:
+        apply_scheme(app, LIGHT)

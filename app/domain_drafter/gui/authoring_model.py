@@ -100,7 +100,8 @@ class ActionStateModel(QAbstractTableModel):
 def attempt_label(attempt: Attempt) -> str:
     """`2. model tiny-llama.gguf, 12:03:55: UToken: ...` for the history list (whole: the list wraps it)."""
     origin = f"model {attempt.model}" if attempt.source == "model" and attempt.model else attempt.source
-    verdict = attempt.subclass or "passed the checks"
     clock = attempt.time[11:19] if len(attempt.time) >= 19 else attempt.time
-    message = attempt.message
-    return f"{attempt.number}. {origin}, {clock}: {verdict}" + (f": {message}" if message else "")
+    if attempt.subclass is None:   # it passed the checks; its message says so
+        return f"{attempt.number}. {origin}, {clock}: {attempt.message or 'passed the checks'}"
+    message = f": {attempt.message}" if attempt.message else ""
+    return f"{attempt.number}. {origin}, {clock}: {attempt.subclass}{message}"

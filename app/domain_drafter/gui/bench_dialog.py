@@ -12,9 +12,9 @@ from typing import Sequence
 
 from PySide6.QtCore import QCoreApplication, QObject, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QColor, QDesktopServices, QPainter
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLayout,
                                QLineEdit, QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSpinBox,
-                               QTextBrowser, QVBoxLayout, QWidget)
+                               QVBoxLayout, QWidget)
 
 from domain_drafter.bench.progress import format_eta
 from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
@@ -23,6 +23,7 @@ from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.gui.app_state import AppState
+from domain_drafter.gui.bench_baseline import BaselineTable, baseline_markdown
 from domain_drafter.gui.errors import describe_error
 from domain_drafter.gui.settings import AppSettings
 from domain_drafter.gui.workers import JobKind, TaskRunner, TaskWorker
@@ -79,14 +80,6 @@ def write_report_files(results: Path, folder: Path, *, task: TaskState) -> Path:
     return folder / "report.html"
 
 
-def baseline_markdown() -> str:
-    """The committed Table 1 of the default model (resources/results), shown as the baseline."""
-    from importlib import resources
-
-    path = Path(str(resources.files("domain_drafter.resources"))) / "results" / "default-exp1" / "table1.md"
-    return path.read_text(encoding="utf-8") if path.is_file() else "No baseline results are installed."
-
-
 class BenchmarkDialog(QDialog):
     """Non-modal. `models` are (name, registry name or GGUF path) pairs; `domains` bundled names."""
 
@@ -97,7 +90,7 @@ class BenchmarkDialog(QDialog):
                  settings: AppSettings | None = None):
         super().__init__(parent)
         self.setWindowTitle("Benchmark")
-        self.resize(900, 780)
+        self.resize(1180, 720)
         self.settings = settings or AppSettings()   # the engine options the run uses, as in Settings
         self.runner = TaskRunner(self)
         self.runner.job_ended.connect(self._on_done)   # after the runner dropped the worker: not busy any more
@@ -113,9 +106,9 @@ class BenchmarkDialog(QDialog):
 
         self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
         self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
-        self.domain_list.setMaximumHeight(16777215)
-        self.domain_list.setFixedHeight(self.domain_list.sizeHintForRow(0) * max(1, len(domains))
-                                        + 2 * self.domain_list.frameWidth() + 2)
+        for widget, rows in ((self.model_list, min(len(models), 5)), (self.domain_list, len(domains))):
+            widget.setMaximumHeight(16777215)   # every row in view (up to five models)
+            widget.setFixedHeight(widget.sizeHintForRow(0) * max(1, rows) + 2 * widget.frameWidth() + 2)
         all_none = QHBoxLayout()
         for text, state in (("All", Qt.CheckState.Checked), ("None", Qt.CheckState.Unchecked)):
             button = QPushButton(text)
@@ -175,20 +168,19 @@ class BenchmarkDialog(QDialog):
         for b in (self.start_button, self.stop_button, self.report_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
-        self.baseline = QTextBrowser()
-        self.baseline.setMarkdown("**Baseline** (Gemma 3 270M, experiment 1, committed under resources/results):\n\n"
-                                  + baseline_markdown())
-        self.baseline.setObjectName("baselineTable")
-        self.baseline.setMinimumHeight(260)
+        self.baseline_title = QLabel("<b>Baseline</b> (Gemma 3 270M, experiment 1, committed under resources/results)")
+        self.baseline = BaselineTable(baseline_markdown())
 
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.size_label)
-        layout.addLayout(buttons)
-        layout.addWidget(self.progress_bar)
-        layout.addWidget(self.eta_label)
-        layout.addWidget(self.bars)
-        layout.addWidget(self.baseline, 1)
+        left, right = QVBoxLayout(), QVBoxLayout()   # the run on the left, its results beside it
+        for item in (form, self.size_label, buttons, self.progress_bar, self.eta_label):
+            (left.addLayout if isinstance(item, QLayout) else left.addWidget)(item)
+        left.addStretch(1)
+        right.addWidget(self.bars)
+        right.addWidget(self.baseline_title)
+        right.addWidget(self.baseline, 1)
+        layout = QHBoxLayout(self)
+        layout.addLayout(left, 4)
+        layout.addLayout(right, 7)
         for widget in (self.model_list, self.domain_list, self.prompts_spin, *self.class_checks.values()):
             signal = widget.itemChanged if isinstance(widget, QListWidget) else (
                 widget.valueChanged if isinstance(widget, QSpinBox) else widget.toggled)

@@ -20,7 +20,6 @@ from domain_drafter.gui.description_panel import DescriptionPanel
 from domain_drafter.gui.domain_panel import DomainPanel
 from domain_drafter.gui.draft_controller import DraftController
 from domain_drafter.gui.enabling import EnablingTable
-from domain_drafter.gui.errors import describe_error, error_box
 from domain_drafter.gui.help_dialogs import ResultClassesDialog
 from domain_drafter.gui.jobs import StartupData, load_startup
 from domain_drafter.gui.model_status import ModelStatus
@@ -203,10 +202,6 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def app_settings(self) -> AppSettings:
         return self.state.settings
 
-    @property
-    def bundled(self) -> list[DomainBundle]:
-        return list(self.state.bundles)
-
     def current_bundle(self) -> DomainBundle | None:
         return self.domain_panel.current_bundle()
 
@@ -349,17 +344,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         if self.state.has_target and not self.runner.busy:
             self._start(self.drafts.evaluate_worker())
 
-    # --- errors, closing -------------------------------------------------------------------
-    def report_error(self, title: str, message: str) -> None:
-        """Tell the user in a window-modal box that does not block the event loop; emit error_reported."""
-        self.last_error = message
-        self.show_status(message.splitlines()[0] if message else title)
-        error_box(self, title, message)
-        self.error_reported.emit(message)
-
-    def report_exception(self, title: str, error: BaseException) -> None:
-        self.report_error(title, describe_error(error).text)
-
+    # --- closing -----------------------------------------------------------------------------
     def _on_generated(self, draft) -> None:  # noqa: ANN001 - a Draft
         self.model_status.show_generation(draft.rounds[-1].generation.stats, draft.final)
         if self.state.model is not None:

@@ -1,5 +1,5 @@
-"""The main window's settings and help: the Settings dialog and what applying it changes, the
-model-failure box that leads to the setting to change, Help > About and Help > Result classes.
+"""The main window's settings, errors and help: the Settings dialog and what applying it changes, the
+error boxes (the model-failure one leads to the setting to change), Help > About and Help > Result classes.
 
 A mixin of MainWindow (kept apart so the window module stays about layout and jobs).
 """
@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.descriptions import DescriptionClass
-from domain_drafter.gui.errors import describe_error
+from domain_drafter.gui.errors import describe_error, error_box
 from domain_drafter.gui.help_dialogs import AboutDialog, ResultClassesDialog
 from domain_drafter.gui.settings import AppSettings
 from domain_drafter.gui.settings_dialog import SettingsDialog
@@ -33,6 +33,17 @@ class WindowSettingsMixin:
         if self.classes_dialog is None:
             self.classes_dialog = ResultClassesDialog(self)
         self.classes_dialog.show_class(cls)
+
+    # --- errors ------------------------------------------------------------------------------
+    def report_error(self, title: str, message: str) -> None:
+        """Tell the user in a window-modal box that does not block the event loop; emit error_reported."""
+        self.last_error = message
+        self.show_status(message.splitlines()[0] if message else title)
+        error_box(self, title, message)
+        self.error_reported.emit(message)
+
+    def report_exception(self, title: str, error: BaseException) -> None:
+        self.report_error(title, describe_error(error).text)
 
     # --- settings ----------------------------------------------------------------------------
     def show_settings(self, focus: str = "") -> None:
