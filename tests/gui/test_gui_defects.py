@@ -133,3 +133,24 @@ def test_open_report_says_where_the_report_is_when_no_browser_starts(qtbot, tmp_
     dialog._on_report(page)  # noqa: SLF001 - the slot the report job's end calls
     assert str(page) in dialog.eta_label.text() and "open that file yourself" in dialog.eta_label.text()
     assert dialog.eta_label.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
+
+
+def test_a_refused_accept_changes_nothing_and_loses_nothing(qtbot, bundles, tmp_path):
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    copy.save(tmp_path / "bw")
+    win = AuthoringWindow(copy)
+    qtbot.addWidget(win)
+    win.select("put-down")
+    qtbot.waitUntil(lambda: not win.saver.busy)
+    attempts = len(copy.entry("put-down").attempts)
+    bad = "(:action put-down :parameters (?x - block) :precondition (holding ?x) :effect (arm-empty))"
+    win.editor.setPlainText(bad)
+    assert not win.accept_selected() and "Not accepted: PAError" in win.status.text()
+    assert len(copy.entry("put-down").attempts) == attempts and copy.entry("put-down").state == "reference"
+    win.select("stack")                                   # away and back: the refused text is still there
+    win.select("put-down")
+    assert win.editor.toPlainText() == bad
+    qtbot.waitUntil(lambda: not win.saver.busy and not copy.dirty, timeout=JOB_TIMEOUT_MS)
+    assert not win.windowTitle().startswith("*")          # kept on disk as the text being edited
+    assert WorkingCopy.open(tmp_path / "bw").entry("put-down").scratch == bad
+    win.close()
