@@ -4,6 +4,7 @@ the same run, it finishes with one row per task, and the report opens from the r
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
@@ -70,6 +71,12 @@ def test_benchmark_menu_opens_the_dialog_and_the_window_stays_usable(window, qtb
     assert dialog.domain_list.count() == 9 and dialog.model_list.count() >= 1
     assert dialog.runner is not window.runner   # a benchmark never makes the window busy
     assert not dialog.isModal()
+    assert dialog.spec().k == window.app_settings.k and dialog.spec().examples == window.app_settings.examples
+    dialog.close()
+    window.state.update_settings(replace(window.app_settings, examples=2, k=11), save=False)
+    action.trigger()                                 # opened again: the run takes the Settings as they are now
+    assert window.benchmark_dialog is dialog and (dialog.spec().examples, dialog.spec().k) == (2, 11)
+    assert "2 examples" in dialog.options_label.text()
     dialog.close()
 
 

@@ -47,6 +47,7 @@ class AppState(QObject):
         self.description_class = DescriptionClass(self.settings.default_class)
         self.seed = self.settings.seed
         self.model: ModelEntry | None = None
+        self.model_entries: tuple[ModelEntry, ...] = ()   # the models on offer (the toolbar's list)
         self._evaluator = evaluator or Evaluator(self.settings.evaluation_options())
         self._retired: list[Evaluator] = []         # still possibly used by a running job: closed at the end
         self._runners: dict[TaskRunner, str] = {}
@@ -122,7 +123,12 @@ class AppState(QObject):
             self.description_class, self.seed = description_class, seed
             self.target_changed.emit()
 
+    def set_model_entries(self, entries: Sequence[ModelEntry]) -> None:
+        self.model_entries = tuple(entries)
+
     def set_model(self, entry: ModelEntry | None) -> None:
+        if entry is not None and entry not in self.model_entries:
+            self.model_entries += (entry,)
         if entry != self.model:
             self.model = entry
             self.model_changed.emit(entry)

@@ -201,6 +201,11 @@ class BenchmarkDialog(QDialog):
             widget.addItem(item)
         return widget
 
+    def set_settings(self, settings: AppSettings) -> None:
+        self.settings = settings
+        self.options_label.setText(settings_summary(settings))
+        self._update()
+
     @staticmethod
     def _check_all(widget: QListWidget, state: Qt.CheckState) -> None:
         for row in range(widget.count()):
@@ -353,17 +358,20 @@ def settings_summary(s: AppSettings) -> str:
 
 
 def install_benchmark_menu(window, state: AppState) -> QAction:
-    """Add Benchmark > Run benchmark… to a main window; the dialog is created on each use after a close."""
+    """Add Benchmark > Run benchmark… to a main window; the dialog is created on first use."""
     menu = window.menuBar().addMenu("&Benchmark")
     window.benchmark_dialog = None
 
     def show() -> None:
         dialog = window.benchmark_dialog
-        if dialog is None or (not dialog.isVisible() and not dialog.running):
-            models = [(e.name, str(e.path) if e.source != "default" else "default") for e in _window_models(window)]
+        if dialog is None:
+            entries = state.model_entries or tuple(_registry_models())
+            models = [(e.name, str(e.path) if e.source != "default" else "default") for e in entries]
             domains = [b.name for b in state.bundles] or _bundled_names()
             dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window, settings=state.settings)
             QCoreApplication.instance().aboutToQuit.connect(dialog.shutdown)   # a run stops with the app
+        elif not dialog.running:
+            dialog.set_settings(state.settings)   # Settings changed since: the next run uses them
         dialog.show()
         dialog.raise_()
 
@@ -372,13 +380,8 @@ def install_benchmark_menu(window, state: AppState) -> QAction:
     return action
 
 
-def _window_models(window) -> list:
-    """The models the window already lists (its startup worker found them); none yet: ask the registry."""
-    selector = getattr(window, "model_selector", None)
-    entries = [selector.itemData(row) for row in range(selector.count())] if selector is not None else []
-    entries = [e for e in entries if e is not None]
-    if entries:
-        return entries
+def _registry_models() -> list:
+    """Before the window listed its models: ask the registry."""
     from domain_drafter.llm.models import list_models
 
     return list_models()

@@ -316,6 +316,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.state.set_bundles(data.bundles)
         self.domain_panel.set_bundles(list(data.bundles))
         self.model_selector.set_entries(data.models)
+        self.state.set_model_entries(data.models)
         if self.app_settings.model:
             self.model_selector.add_file(self.app_settings.model)
         self.state.set_model(self.current_model())
