@@ -1,0 +1,279 @@
+"""Draft N candidate answers for one action in one batch, judge each, and rank them.
+
+Two ways to get N different answers (METHOD's protocol is greedy, one prompt):
+* **prompt seeds** (default, greedy): N prompts built with the seeds seed .. seed+N-1 (other
+  context examples, other random descriptions), each decoded greedily as the paper does;
+  decoded together with the llama.cpp backend's `generate_batch`.
+* **sampled**: one prompt, read once, and N answers sampled at a temperature > 0 with the
+  decoding seeds seed .. seed+N-1 (`generate_candidates`, which copies the prompt's cache).
+A backend without these methods (the HTTP one) writes the answers one at a time.
+
+With a reference action every answer is judged by the Evaluator and the ranking is: Equivalent
+first, then by class (and subclass) order, then the smaller ARE. Without one (a new action, or a
+placeholder without conditions and effects) an answer gets the syntax and semantic checks against
+the domain's vocabulary, and the ranking is: checks passed, then how many of the domain's problems
+can still reach their goal with the candidate in the domain (explored state by state, K* when the
+exploration cannot finish), then agreement (how many candidates have the same canonical action).
+Agreement breaks the remaining ties in both cases, then the drafting order.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+from domain_drafter.core.answers import CheckReport, check_answer
+from domain_drafter.core.bundle import DomainBundle, ProblemFile
+from domain_drafter.core.classes import Subclass
+from domain_drafter.core.model import Domain, canonical_action
+from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
+from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
+
+DEFAULT_CANDIDATES = 4            # N in Settings and in `generate --candidates` without a number
+MAX_CANDIDATES = 16
+DEFAULT_SAMPLE_TEMPERATURE = 0.8  # sampled candidates when the decoding options are greedy
+SOLVE_STATE_BUDGET = 50_000       # states explored per problem before K* decides reachability
+SOLVE_TIME_LIMIT_S = 2.0          # seconds of exploration per problem
+_WORST = 10**9
+
+
+@dataclass(frozen=True)
+class CandidateOptions:
+    """How many candidates, and how they differ (the defaults Settings and the CLI show)."""
+
+    n: int = DEFAULT_CANDIDATES
+    sampled: bool = False
+    temperature: float = DEFAULT_SAMPLE_TEMPERATURE
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One drafted answer with its verdict and its place in the ranking (plain data)."""
+
+    index: int                          # drafting order, 0-based
+    seed: int                           # the prompt seed (prompt seeds) or the decoding seed (sampled)
+    sampled: bool
+    answer: str
+    stats: GenerationStats
+    check: CheckReport
+    evaluation: EvaluationResult | None = None   # None without a reference
+    solvable: tuple[bool | None, ...] = ()       # without a reference: per problem, goal reachable (None: unknown)
+    agreement: int = 0                  # candidates with the same canonical action, itself included (0: none parsed)
+    rank: int = 0                       # 1 = best, once ranked
+    rank_key: tuple = field(default=(), compare=False)
+
+    @property
+    def subclass(self) -> Subclass | None:
+        return self.evaluation.subclass if self.evaluation is not None else self.check.subclass
+
+    @property
+    def passed_checks(self) -> bool:
+        return self.check.passed
+
+    @property
+    def solved(self) -> int:
+        return sum(1 for s in self.solvable if s)
+
+    @property
+    def canonical(self) -> str | None:
+        return canonical_action(self.check.action) if self.check.action is not None else None
+
+    @property
+    def verdict(self) -> str:
+        """`Equivalent`, `OPApp`, `passed the checks, 2/3 problems solvable`, `PAError`..."""
+        if self.evaluation is not None:
+            return self.evaluation.subclass.value if self.evaluation.subclass else "no verdict"
+        if self.check.subclass is not None:
+            return self.check.subclass.value
+        if not self.solvable:
+            return "passed the checks"
+        unknown = sum(1 for s in self.solvable if s is None)
+        more = f", {unknown} unknown" if unknown else ""
+        return f"passed the checks, {self.solved}/{len(self.solvable)} problems solvable{more}"
+
+    @property
+    def message(self) -> str:
+        if self.evaluation is not None:
+            return self.evaluation.message
+        return self.check.findings[0].message if self.check.findings else self.verdict
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "seed": self.seed, "sampled": self.sampled, "rank": self.rank,
+                "answer": self.answer, "stats": self.stats.__dict__, "verdict": self.verdict,
+                "subclass": self.subclass.value if self.subclass else None, "message": self.message,
+                "agreement": self.agreement, "solvable": list(self.solvable),
+                "check": self.check.to_dict(),
+                "evaluation": self.evaluation.to_dict() if self.evaluation is not None else None}
+
+
+def has_reference(bundle: DomainBundle, action: str) -> bool:
+    """Can `action` be judged against a reference: the domain defines it (not a bare placeholder) and has problems."""
+    schema = bundle.domain.action_map.get(action.lower())
+    return schema is not None and bool(schema.precondition or schema.effect) and bool(bundle.problems)
+
+
+# --- generation ---------------------------------------------------------------------------------
+def _decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
+    decoding = options.decoding
+    if options.grammar:
+        grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
+        decoding = replace(decoding, grammar=grammar.to_gbnf())
+    return decoding
+
+
+def _generate(backend: GenerationBackend, prompts: Sequence[str], decodings: Sequence[DecodingOptions],
+              sampled: bool, task: TaskState) -> list[Generation]:
+    """One answer per decoding: in one batch when the backend can, else one at a time."""
+    n = len(decodings)
+    limit = n * max(d.max_tokens for d in decodings)
+    written = [0]
+
+    def on_token(_index: int, _piece: str) -> None:
+        written[0] += 1
+        if written[0] % 8 == 0:
+            task.report(min(written[0], limit), limit, f"writing {n} candidates: {written[0]} tokens")
+
+    task.report(0, limit, f"writing {n} candidates")
+    if sampled and hasattr(backend, "generate_candidates"):
+        return list(backend.generate_candidates(prompts[0], n, list(decodings), task=task, on_token=on_token))
+    if not sampled and hasattr(backend, "generate_batch"):
+        return list(backend.generate_batch(list(prompts), list(decodings), task=task, on_token=on_token))
+    out = []
+    for j, decoding in enumerate(decodings):
+        task.check_cancelled()
+        task.report(j, n, f"writing candidate {j + 1} of {n}")
+        out.append(backend.generate(prompts[0] if sampled else prompts[j], decoding, task=task))
+    return out
+
+
+# --- judging without a reference ---------------------------------------------------------------
+def problems_solvable(domain: Domain, problems: Sequence[ProblemFile], *, planner: KStarPlanner | None = None,
+                      budget: int = SOLVE_STATE_BUDGET, time_limit_s: float = SOLVE_TIME_LIMIT_S,
+                      task: TaskState | None = None) -> tuple[bool | None, ...]:
+    """Per problem: can `domain` reach its goal? By exploring its states; K* when that cannot finish (None: unknown)."""
+    from domain_drafter.planning.grounding import Grounder, GroundingLimit  # noqa: PLC0415
+    from domain_drafter.planning.state_space import explore, goal_masks  # noqa: PLC0415
+
+    out: list[bool | None] = []
+    domain_text: str | None = None
+    for problem in problems:
+        if task is not None:
+            task.check_cancelled()
+        verdict: bool | None = None
+        try:
+            grounder = Grounder(domain, problem.problem, domain.fluent_predicates)
+            space, found = explore(grounder.ground_domain(domain), grounder.index, grounder.init_state(),
+                                   budget=budget, deadline=time.perf_counter() + time_limit_s,
+                                   goal=goal_masks(grounder.index, problem.problem.goal))
+            verdict = True if found is not None else (False if space.complete else None)
+        except GroundingLimit:
+            verdict = None
+        if verdict is None and planner is not None:
+            domain_text = domain_text or domain.to_pddl()
+            result = planner.plan(domain_text, problem.text, task=task, label=f"candidate/{problem.name}")
+            verdict = {PlannerStatus.SOLVED: True, PlannerStatus.UNSOLVABLE: False}.get(result.status)
+        out.append(verdict)
+    return tuple(out)
+
+
+def judge_candidate(bundle: DomainBundle, action: str, index: int, seed: int, sampled: bool, generation: Generation,
+                    evaluator: Evaluator, reference: bool, *, solvable_cache: dict | None = None,
+                    task: TaskState | None = None) -> Candidate:
+    """One answer judged: by the Evaluator with a reference; else checked, and tried on the problems."""
+    def made(check: CheckReport, evaluation: EvaluationResult | None = None,
+             solvable: tuple[bool | None, ...] = ()) -> Candidate:
+        return Candidate(index, seed, sampled, generation.text, generation.stats, check, evaluation, solvable)
+
+    if reference:
+        result = evaluator.evaluate(bundle, action, generation.text, task=task)
+        return made(result.check, result)
+    check = check_answer(generation.text, bundle.domain, action)
+    if not check.passed or check.action is None or not bundle.problems:
+        return made(check)
+    cache = solvable_cache if solvable_cache is not None else {}
+    key = canonical_action(check.action)   # agreeing candidates are tried once
+    if key not in cache:
+        planner = KStarPlanner(k=1, time_limit_s=evaluator.planner.time_limit_s,
+                               memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
+        cache[key] = problems_solvable(bundle.domain.with_action(check.action, replacing=action),
+                                       bundle.problems, planner=planner, task=task)
+    return made(check, None, cache[key])
+
+
+# --- ranking -----------------------------------------------------------------------------------
+def _subclass_rank(subclass: Subclass | None) -> int:
+    return len(Subclass) if subclass is None else subclass.rank   # later in the checks' order: got further
+
+
+def rank_key(candidate: Candidate) -> tuple:
+    """Smaller is better (see the module's docstring)."""
+    evaluation = candidate.evaluation
+    if evaluation is not None:
+        subclass = evaluation.subclass
+        are = evaluation.are.total if evaluation.are is not None else _WORST
+        return (subclass is not Subclass.EQUIVALENT, -(subclass.result_class.rank if subclass else -1),
+                -(subclass.rank if subclass else -1), are, -candidate.agreement, candidate.index)
+    return (not candidate.passed_checks, -_subclass_rank(candidate.check.subclass), -candidate.solved,
+            -candidate.agreement, candidate.index)
+
+
+def rank_candidates(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates with their agreement counts, best first, `rank` 1..N."""
+    canon = [c.canonical for c in candidates]
+    counted = [replace(c, agreement=canon.count(k) if k is not None else 0) for c, k in zip(candidates, canon)]
+    keyed = sorted((replace(c, rank_key=rank_key(c)) for c in counted), key=lambda c: c.rank_key)
+    return [replace(c, rank=i) for i, c in enumerate(keyed, start=1)]
+
+
+# --- the whole job -----------------------------------------------------------------------------
+def draft_candidates(bundle: DomainBundle, action: str, backend: GenerationBackend, evaluator: Evaluator,
+                     bundled: Sequence[DomainBundle], options: DraftOptions, n: int, *, sampled: bool = False,
+                     temperature: float = DEFAULT_SAMPLE_TEMPERATURE, reference: bool | None = None,
+                     template: PromptTemplate | None = None,
+                     on_candidate: Callable[[Candidate], None] | None = None,
+                     task: TaskState | None = None) -> list[Candidate]:
+    """N answers for `action` drafted in one batch, each judged (`on_candidate` as it is), ranked best first.
+
+    `reference` None: judged against the bundle's action when it has one (`has_reference`). The
+    corrective rounds of `options.retries` are not run: each candidate is one answer.
+    """
+    if not 1 <= n <= MAX_CANDIDATES:
+        raise ValueError(f"the number of candidates must be 1..{MAX_CANDIDATES}, got {n}")
+    task = task or TaskState()
+    template = template or load_template()
+    action = bundle.require_action(action)
+    reference = has_reference(bundle, action) if reference is None else reference
+    decoding = _decoding(bundle, action, options)
+    if sampled:
+        temp = decoding.temperature if decoding.temperature > 0 else temperature
+        decodings = [replace(decoding, temperature=temp, seed=options.seed + j) for j in range(n)]
+        seeds = [options.seed + j for j in range(n)]
+        prompts = [build_prompt(bundle, action, bundled, options.description_class, options.seed,
+                                options.examples, template).text]
+    else:
+        decodings = [decoding] * n
+        seeds = [options.seed + j for j in range(n)]
+        prompts = [build_prompt(bundle, action, bundled, options.description_class, s, options.examples,
+                                template).text for s in seeds]
+    task.check_cancelled()
+    generations = _generate(backend, prompts, decodings, sampled, task)
+    if any(g.stats.stop_reason == "cancelled" for g in generations):
+        task.check_cancelled()
+    judged: list[Candidate] = []
+    cache: dict[str, tuple[bool | None, ...]] = {}
+    for j, generation in enumerate(generations):
+        task.check_cancelled()
+        task.report(j, n, f"judging candidate {j + 1} of {n}")
+        candidate = judge_candidate(bundle, action, j, seeds[j], sampled, generation, evaluator, reference,
+                                    solvable_cache=cache, task=task)
+        judged.append(candidate)
+        if on_candidate is not None:
+            on_candidate(candidate)
+    task.report(n, n, f"{n} candidates judged")
+    return rank_candidates(judged)

@@ -1,0 +1,144 @@
+"""Draft N candidates: ranking without a reference (real parser, exploration and K*), and N judged
+answers of the tiny real model in one batch (prompt seeds and sampled)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.core.classes import Subclass
+from domain_drafter.core.model import ActionSchema
+from domain_drafter.drafting.candidates import (
+    Candidate, draft_candidates, has_reference, judge_candidate, problems_solvable, rank_candidates,
+)
+from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.llm.backend import DecodingOptions, Generation, make_stats
+from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+from domain_drafter.planning.kstar import KStarPlanner
+
+DROP = """(:action drop
+  :parameters (?obj - ball ?room - room ?g - gripper)
+  :precondition (and (carry ?obj ?g) (at-robby ?room))
+  :effect (and (at ?obj ?room) (free ?g) (not (carry ?obj ?g))))"""
+# the same action: other parameter names, other conjunct order
+DROP_RENAMED = """(:action drop
+  :parameters (?b - ball ?r - room ?h - gripper)
+  :precondition (and (at-robby ?r) (carry ?b ?h))
+  :effect (and (not (carry ?b ?h)) (free ?h) (at ?b ?r)))"""
+# passes the checks, but a carried ball's gripper is never free: no ball is ever put down
+DROP_NEVER = DROP.replace("(carry ?obj ?g) (at-robby ?room)", "(carry ?obj ?g) (free ?g) (at-robby ?room)")
+DROP_UNDEFINED = DROP.replace("(free ?g)", "(empty ?g)")      # semantic error
+DROP_BROKEN = DROP.replace(":effect (and", ":effect (and (")  # syntax error
+
+
+def generation(text: str) -> Generation:
+    return Generation(text, make_stats(prompt_tokens=10, generated_tokens=20, t_start=0.0, t_first=0.1, t_end=0.2,
+                                       stop_reason="stop"))
+
+
+@pytest.fixture
+def without_drop(bundles):
+    """Gripper whose drop is a bare placeholder (a user's domain without the action): no reference."""
+    bundle = bundles["gripper"]
+    placeholder = ActionSchema("drop", bundle.domain.action("drop").parameters)
+    return dataclasses.replace(bundle, domain=bundle.domain.with_action(placeholder))
+
+
+@pytest.fixture(scope="module")
+def evaluator(tmp_path_factory):
+    with Evaluator(EvaluationOptions(time_limit_s=20.0, use_verdict_cache=False)) as judge:
+        yield judge
+
+
+def judged(bundle, texts, evaluator, reference):
+    cache: dict = {}
+    return [judge_candidate(bundle, "drop", j, j, False, generation(t), evaluator, reference, solvable_cache=cache)
+            for j, t in enumerate(texts)]
+
+
+def test_without_a_reference_checks_then_solvable_problems_then_agreement(without_drop, evaluator, bundles):
+    assert not has_reference(without_drop, "drop") and has_reference(bundles["gripper"], "drop")
+    texts = [DROP_BROKEN, DROP_NEVER, DROP_UNDEFINED, DROP_RENAMED, DROP]
+    ranked = rank_candidates(judged(without_drop, texts, evaluator, reference=False))
+    assert [c.index for c in ranked] == [3, 4, 1, 2, 0]
+    assert [c.rank for c in ranked] == [1, 2, 3, 4, 5]
+    best, second, never, undefined, broken = ranked
+    assert best.evaluation is None and best.solvable == (True, True) and best.agreement == 2
+    assert second.agreement == 2 and second.canonical == best.canonical
+    assert never.passed_checks and never.solvable == (False, False) and never.agreement == 1
+    assert "0/2 problems solvable" in never.verdict
+    assert undefined.subclass is Subclass.PA_ERROR and undefined.agreement == 1   # parsed, so counted
+    assert broken.agreement == 0   # nothing parsed
+    assert broken.subclass.result_class.rank == 0 and broken.solvable == ()
+    assert best.to_dict()["solvable"] == [True, True] and best.to_dict()["rank"] == 1
+
+
+def test_solvability_falls_back_to_kstar_when_the_exploration_cannot_finish(without_drop):
+    problems = without_drop.problems
+    good = without_drop.domain.with_action(judged_action(without_drop, DROP))
+    never = without_drop.domain.with_action(judged_action(without_drop, DROP_NEVER))
+    assert problems_solvable(never, problems) == (False, False)             # every state explored
+    assert problems_solvable(never, problems, budget=3) == (None, None)    # stopped early, no planner
+    planner = KStarPlanner(k=1, time_limit_s=20.0)
+    assert problems_solvable(good, problems, budget=3, planner=planner) == (True, True)
+    assert problems_solvable(never, problems, budget=3, planner=planner) == (False, False)
+
+
+def judged_action(bundle, text):
+    from domain_drafter.core.answers import check_answer
+
+    report = check_answer(text, bundle.domain, "drop")
+    assert report.passed, report.findings
+    return report.action
+
+
+def test_with_a_reference_equivalent_first_then_class_order_then_are(bundles, evaluator):
+    texts = [DROP_BROKEN, DROP_NEVER, DROP_UNDEFINED, DROP_RENAMED]
+    ranked = rank_candidates(judged(bundles["gripper"], texts, evaluator, reference=True))
+    assert [c.subclass for c in ranked] == [Subclass.EQUIVALENT, Subclass.NO_PLAN, Subclass.PA_ERROR,
+                                            Subclass.P_ERROR]
+    assert all(c.evaluation is not None for c in ranked)
+    assert ranked[0].evaluation.are.total == 0 and ranked[1].evaluation.are.total == 1
+
+
+def test_are_orders_answers_of_one_class(bundles, evaluator):
+    one_more = DROP.replace("(at-robby ?room))", "(at-robby ?room) (free left))")   # one extra effect
+    two_more = DROP.replace("(at-robby ?room))", "(at-robby ?room) (free left) (free right))")
+    ranked = rank_candidates(judged(bundles["gripper"], [two_more, one_more], evaluator, reference=True))
+    assert [c.index for c in ranked] == [1, 0]
+    assert ranked[0].evaluation.result_class is ranked[1].evaluation.result_class
+    assert ranked[0].evaluation.are.total < ranked[1].evaluation.are.total
+
+
+def test_three_prompt_seeds_of_the_tiny_model_in_one_batch(bundles, tiny_backend, evaluator):
+    seen: list[Candidate] = []
+    options = DraftOptions(seed=5, decoding=DecodingOptions(max_tokens=40))
+    ranked = draft_candidates(bundles["gripper"], "drop", tiny_backend, evaluator, load_bundled(), options, 3,
+                              on_candidate=seen.append)
+    assert sorted(c.seed for c in ranked) == [5, 6, 7] and [c.rank for c in ranked] == [1, 2, 3]
+    assert [c.index for c in seen] == [0, 1, 2] and all(c.evaluation is not None for c in ranked)
+    assert [c.rank_key for c in ranked] == sorted(c.rank_key for c in ranked)
+    # each is the answer one greedy generation of its own prompt gives
+    from domain_drafter.core.prompt import build_prompt
+
+    first = next(c for c in ranked if c.seed == 5)
+    alone = tiny_backend.generate(build_prompt(bundles["gripper"], "drop", load_bundled(), seed=5).text,
+                                  options.decoding)
+    assert first.answer == alone.text
+
+
+def test_three_sampled_candidates_read_one_prompt_with_three_decoding_seeds(bundles, tiny_backend, evaluator):
+    options = DraftOptions(seed=2, grammar=True, decoding=DecodingOptions(max_tokens=60))
+    ranked = draft_candidates(bundles["gripper"], "drop", tiny_backend, evaluator, load_bundled(), options, 3,
+                              sampled=True, temperature=1.0)
+    assert sorted(c.seed for c in ranked) == [2, 3, 4] and all(c.sampled for c in ranked)
+    assert all(c.answer.lstrip().startswith("(:action drop") for c in ranked)   # the grammar held in each
+    assert len({c.answer for c in ranked}) > 1
+    assert all(c.stats.prompt_tokens == ranked[0].stats.prompt_tokens for c in ranked)
+
+
+def test_a_wrong_number_of_candidates_is_refused(bundles, tiny_backend, evaluator):
+    with pytest.raises(ValueError, match="1..16"):
+        draft_candidates(bundles["gripper"], "drop", tiny_backend, evaluator, load_bundled(), DraftOptions(), 0)
