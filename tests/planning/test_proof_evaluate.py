@@ -113,3 +113,12 @@ def test_a_cancelled_task_stops_the_proof(evaluator, bundles):
     bundle = bundles["depot"]
     with pytest.raises(Cancelled):
         evaluator.evaluate(bundle, "drop", bundle.domain.action("drop").to_pddl(), task=task)
+
+
+def test_the_mode_may_be_given_as_text_as_settings_and_specs_hold_it():
+    assert EvaluationOptions(equivalence="paper").equivalence is EquivalenceMode.PAPER
+    assert EvaluationOptions().equivalence is EquivalenceMode.PROVEN
+    with pytest.raises(ValueError, match="bogus"):
+        EvaluationOptions(equivalence="bogus")
+    with pytest.raises(ValueError, match="state_budget"):
+        EvaluationOptions(state_budget=0)

@@ -43,6 +43,12 @@ class EvaluationOptions:
     proof_time_limit_s: float = 20.0   # seconds for exploration plus the witness planner, per answer
     paper_too: bool = False
 
+    def __post_init__(self) -> None:
+        # settings files and experiment specs hold the mode as text ("proven" / "paper")
+        object.__setattr__(self, "equivalence", EquivalenceMode(self.equivalence))
+        if self.state_budget < 1 or self.proof_time_limit_s <= 0:
+            raise ValueError("state_budget must be >= 1 and proof_time_limit_s > 0")
+
 
 @dataclass(frozen=True)
 class EvaluationResult:
