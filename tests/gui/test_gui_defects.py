@@ -154,3 +154,16 @@ def test_a_refused_accept_changes_nothing_and_loses_nothing(qtbot, bundles, tmp_
     assert not win.windowTitle().startswith("*")          # kept on disk as the text being edited
     assert WorkingCopy.open(tmp_path / "bw").entry("put-down").scratch == bad
     win.close()
+
+
+def test_a_missing_parenthesis_also_names_where_the_innermost_open_one_starts(qtbot, window):
+    from domain_drafter.core.classes import Subclass
+
+    select(qtbot, window, "gripper", "pick")
+    answer = "(:action pick :parameters (?obj - ball ?room - room ?g - gripper)\n  :effect (and (carry ?obj ?g)"
+    window.answer_panel.editor.setPlainText(answer)
+    run_job(qtbot, window, window.evaluate_action.trigger)
+    [finding] = [f for f in window.result_panel.result.findings if f.subclass is Subclass.P_ERROR]
+    assert "line 1, column 1 is never closed" in finding.message
+    assert "innermost one still open starts at line 2, column 11" in finding.message
+    assert finding.span == (answer.index("(and"), len(answer))     # underlined from there, not the whole answer

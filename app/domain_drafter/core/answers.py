@@ -98,24 +98,29 @@ def prune(answer: str) -> tuple[Span | None, Finding | None]:
     Parentheses inside `;` comments are not code, for the parser and so for the counting here.
     """
     start = None
-    depth = 0
+    opened: list[int] = []   # offsets of the '(' still open
     for i, ch in code_positions(answer):
         if start is None:
             if ch == ")":
                 continue  # a stray ')' before any '(' is prose, not code
             start = i
-        depth += 1 if ch == "(" else -1
-        if depth == 0:
+        if ch == "(":
+            opened.append(i)
+        else:
+            opened.pop()
+        if not opened:
             return (start, i + 1), None
     if start is None:
         return None, Finding(Subclass.NO_PDDL, "no-parenthesis",
                              "The answer holds no '(' outside comments, so there is no PDDL in it.", (0, len(answer)))
-    loc = SourceLocation.from_offset(answer, start)
+    loc, inner = SourceLocation.from_offset(answer, start), SourceLocation.from_offset(answer, opened[-1])
+    depth = len(opened)
+    where = "" if depth == 1 else f"; the innermost one still open starts at line {inner.line}, column {inner.column}"
     return None, Finding(
         Subclass.P_ERROR, "unbalanced",
         f"The '(' at line {loc.line}, column {loc.column} is never closed: "
-        f"{depth} parenthes{'i' if depth == 1 else 'e'}s still open at the end of the answer.",
-        (start, len(answer)))
+        f"{depth} parenthes{'i' if depth == 1 else 'e'}s still open at the end of the answer{where}.",
+        (opened[-1], len(answer)))
 
 
 def check_answer(answer: str, domain: Domain, target: str) -> CheckReport:
