@@ -19,7 +19,8 @@ from domain_drafter.gui.settings_dialog import SettingsDialog
 
 CHANGED = AppSettings(model="/models/llama-2-13b.Q4_K_M.gguf", threads=6, grammar=True, free_signature=True,
                       retries=2, feedback="plans", examples=1, max_new_tokens=200, k=20,
-                      planner_time_limit_s=12.0, default_class="flipped", seed=7, preload_model=False)
+                      planner_time_limit_s=12.0, equivalence="paper", default_class="flipped", seed=7,
+                      preload_model=False)
 
 
 def test_settings_round_trip_through_a_readable_json_file(private_homes):
@@ -36,11 +37,12 @@ def test_missing_broken_or_out_of_range_values_fall_back_to_defaults(tmp_path):
     path.write_text("{not json", encoding="utf-8")
     assert load_settings(path) == AppSettings()
     path.write_text(json.dumps({"k": "many", "retries": 99, "threads": -3, "default_class": "poetic",
-                                "feedback": "all", "planner_time_limit_s": 5, "grammar": 1, "seed": 3}),
+                                "feedback": "all", "planner_time_limit_s": 5, "grammar": 1, "seed": 3,
+                                "equivalence": "exact"}),
                     encoding="utf-8")
     loaded = load_settings(path)
     assert (loaded.k, loaded.retries, loaded.threads) == (100, 10, 0)
-    assert loaded.default_class == "base" and loaded.feedback == "checks"
+    assert loaded.default_class == "base" and loaded.feedback == "checks" and loaded.equivalence == "proven"
     assert loaded.planner_time_limit_s == 5.0 and loaded.grammar is False and loaded.seed == 3
 
 
@@ -51,6 +53,7 @@ def test_settings_become_the_engine_options():
     assert options.grammar and not options.lock_signature
     assert options.retries == 2 and options.feedback is Feedback.PLANS
     assert CHANGED.evaluation_options().k == 20 and CHANGED.evaluation_options().time_limit_s == 12.0
+    assert CHANGED.evaluation_options().equivalence.value == "paper"
     assert CHANGED.draft_options(DescriptionClass.RANDOM, 3, False).description_class is DescriptionClass.RANDOM
 
 
