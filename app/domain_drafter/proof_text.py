@@ -14,13 +14,15 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import UsageError
 from domain_drafter.core.model import Domain
-from domain_drafter.planning.equivalence import EquivalenceReport
 from domain_drafter.planning.proof_types import ProofCounterexample, ProofMethod, ProofReport
 
+if TYPE_CHECKING:
+    from domain_drafter.planning.equivalence import EquivalenceReport
 
 
 def proof_headline(proof: ProofReport | None, heuristic: EquivalenceReport | None = None) -> str:

@@ -78,7 +78,7 @@ def add_target(p: argparse.ArgumentParser, domain_help: str, answer: bool = True
 
 def add_planner_options(p: argparse.ArgumentParser, *, equivalence: bool = True) -> None:
     """--k, --time-limit and (unless `equivalence` is False) --equivalence, with the engine's defaults."""
-    from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
+    from domain_drafter.planning.options import EvaluationOptions  # noqa: PLC0415
 
     d = EvaluationOptions()
     p.add_argument("--k", type=int, default=d.k, help=f"top-k plans per problem (default {d.k})")
@@ -96,8 +96,8 @@ def add_planner_options(p: argparse.ArgumentParser, *, equivalence: bool = True)
 
 def add_equivalence_option(p: argparse.ArgumentParser, *, from_spec: bool = False) -> None:
     """--equivalence proven|paper; its default is EvaluationOptions' or, `from_spec`, the experiment spec's."""
-    from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
-    from domain_drafter.planning.proof_types import EquivalenceMode  # noqa: PLC0415
+    from domain_drafter.planning.options import EvaluationOptions  # noqa: PLC0415
+    from domain_drafter.planning.options import EquivalenceMode  # noqa: PLC0415
 
     default = None if from_spec else EvaluationOptions().equivalence.value
     told = f"(default {default})" if default else "(default: the spec's)"
@@ -108,8 +108,8 @@ def add_equivalence_option(p: argparse.ArgumentParser, *, from_spec: bool = Fals
 
 def evaluation_options(args: argparse.Namespace, **changes):
     """EvaluationOptions from the planner options of `args` (and any explicit `changes`)."""
-    from domain_drafter.planning.evaluate import EvaluationOptions  # noqa: PLC0415
-    from domain_drafter.planning.proof_types import EquivalenceMode  # noqa: PLC0415
+    from domain_drafter.planning.options import EvaluationOptions  # noqa: PLC0415
+    from domain_drafter.planning.options import EquivalenceMode  # noqa: PLC0415
 
     chosen = {"k": args.k, "time_limit_s": args.time_limit}
     if hasattr(args, "equivalence"):   # see add_planner_options(equivalence=...)
@@ -139,7 +139,7 @@ def add_model_options(p: argparse.ArgumentParser, *, seed_help: str) -> None:
 
 def add_draft_options(p: argparse.ArgumentParser) -> None:
     """--class, --grammar and --retries, with DraftOptions' defaults."""
-    from domain_drafter.drafting.loop import DraftOptions  # noqa: PLC0415
+    from domain_drafter.drafting.options import DraftOptions  # noqa: PLC0415
 
     d = DraftOptions()
     p.add_argument("--class", dest="description_class", default=d.description_class.value,

@@ -6,37 +6,17 @@ all run: prompt -> generation -> evaluation, kept round by round as data.
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import ResultClass, Subclass
-from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend
+from domain_drafter.llm.backend import Generation, GenerationBackend
 from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.drafting.options import DraftOptions, Feedback  # noqa: F401 - re-exported: callers import them here
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
-
-
-class Feedback(enum.Enum):
-    """What a corrective round may tell the model."""
-
-    CHECKS = "checks"   # syntax, semantic and NoPlan findings only: nothing of the reference leaks
-    PLANS = "plans"     # also the counterexample of NPApp / OPApp (the proof's distinguishing state, if any)
-
-
-@dataclass(frozen=True)
-class DraftOptions:
-    description_class: DescriptionClass = DescriptionClass.BASE
-    seed: int = 0
-    examples: int = 3
-    decoding: DecodingOptions = field(default_factory=DecodingOptions)
-    grammar: bool = False
-    lock_signature: bool = True
-    retries: int = 0
-    feedback: Feedback = Feedback.CHECKS
 
 
 @dataclass(frozen=True)

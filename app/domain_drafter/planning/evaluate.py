@@ -21,33 +21,14 @@ from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache, versioned_key
 from domain_drafter.planning.proof import ProofError, ProofSettings, prove_equivalence
-from domain_drafter.planning.proof_types import EquivalenceMode, ProofMethod, ProofReport
+from domain_drafter.planning.options import EquivalenceMode, EvaluationOptions
+from domain_drafter.planning.proof_types import ProofMethod, ProofReport
 from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.verdict_cache import SCHEMA as VERDICT_SCHEMA
 from domain_drafter.planning.verdict_cache import CachedVerdict, VerdictCache
 
 __all__ = ["EquivalenceMode", "EvaluationOptions", "EvaluationResult", "Evaluator", "VerdictCache",
            "canonical_action", "evaluate"]
-
-
-@dataclass(frozen=True)
-class EvaluationOptions:
-    """How answers are judged. `equivalence` PROVEN (default) decides by the state-space proof (METHOD 6a),
-    PAPER by the paper's plan heuristic (METHOD 6); `paper_too` computes the heuristic beside the proof."""
-
-    k: int = 100
-    time_limit_s: float = 30.0
-    use_verdict_cache: bool = True
-    equivalence: EquivalenceMode = EquivalenceMode.PROVEN
-    state_budget: int = 100_000        # reachable states explored per problem before the planner route
-    proof_time_limit_s: float = 20.0   # seconds for exploration plus the witness planner, per answer
-    paper_too: bool = False
-
-    def __post_init__(self) -> None:
-        # settings files and experiment specs hold the mode as text ("proven" / "paper")
-        object.__setattr__(self, "equivalence", EquivalenceMode(self.equivalence))
-        if self.state_budget < 1 or self.proof_time_limit_s <= 0:
-            raise ValueError("state_budget must be >= 1 and proof_time_limit_s > 0")
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,8 @@ import enum
 from dataclasses import dataclass, field
 
 from domain_drafter.core.classes import Subclass
+from domain_drafter.planning.options import EquivalenceMode  # noqa: F401 - re-exported: consumers import it here
 from domain_drafter.planning.validator import PlanValidation, plan_validation_from_dict
-
-
-class EquivalenceMode(str, enum.Enum):
-    """Which equivalence the Evaluator decides: the proof on the problems, or the paper's plan heuristic."""
-
-    PROVEN = "proven"
-    PAPER = "paper"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class ProofMethod(str, enum.Enum):

@@ -43,7 +43,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from domain_drafter.drafting.loop import DraftOptions
+    from domain_drafter.drafting.options import DraftOptions
 
     defaults = DraftOptions()
     p = sub.add_parser("domains", help="list the bundled domains")

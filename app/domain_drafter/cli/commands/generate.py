@@ -57,7 +57,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from domain_drafter.drafting.loop import DraftOptions, Feedback
+    from domain_drafter.drafting.options import DraftOptions, Feedback
     from domain_drafter.llm.backend import DecodingOptions
 
     draft, decoding = DraftOptions(), DecodingOptions()
