@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
 from domain_drafter.gui.app_state import AppState
+from domain_drafter.gui.authoring_candidates import AuthoringCandidates
 from domain_drafter.gui.authoring_descriptions import DescriptionsEditor
 from domain_drafter.gui.authoring_dialogs import NewActionDialog, ask_folder
 from domain_drafter.gui.authoring_model import ActionStateModel, attempt_label
@@ -70,6 +71,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.saver.failed.connect(lambda err: self._say(f"Not saved: {describe_error(err).text}"))
         workspace.on_change = self._on_changed
         self.enabling = EnablingTable(self._enabling_rules())
+        self.candidates = AuthoringCandidates(self)   # Draft N: its tab, job and enabling row
         for signal in (self.runner.busy_changed, self.state.model_changed):
             signal.connect(self.enabling.refresh)
         self.runner.busy_changed.connect(self.progress.setVisible)
@@ -96,13 +98,13 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.status.setWordWrap(True)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        labels = {"draft_all": "Draft all", "stop": "Stop", "draft": "Draft", "accept": "Accept",
+        labels = {"draft_all": "Draft all", "stop": "Stop", "draft": "Draft", "draft_n": "Draft N", "accept": "Accept",
                   "revert": "Revert to reference", "add": "New action...", "try": "Try it",
                   "judge": "Judge working copy", "restore": "Restore attempt", "compare": "Compare with reference"}
         for key, text in labels.items():
             setattr(self, f"{key}_button", QPushButton(text))
         buttons = QHBoxLayout()
-        for key in ("draft_all", "stop", "draft", "accept", "revert", "add", "try", "judge"):
+        for key in ("draft_all", "stop", "draft", "draft_n", "accept", "revert", "add", "try", "judge"):
             buttons.addWidget(getattr(self, f"{key}_button"))
         buttons.addStretch(1)
         right = QWidget()

@@ -22,6 +22,7 @@ from domain_drafter.gui.draft_controller import DraftController
 from domain_drafter.gui.enabling import EnablingTable
 from domain_drafter.gui.help_dialogs import ResultClassesDialog
 from domain_drafter.gui.jobs import StartupData, load_startup
+from domain_drafter.gui.main_candidates import GetModelMenu, MainCandidates
 from domain_drafter.gui.model_status import ModelStatus
 from domain_drafter.gui.prompt_dialog import PromptDialog
 from domain_drafter.gui.result_panel import ResultPanel
@@ -98,6 +99,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         for signal in (self.runner.busy_changed, self.state.target_changed, self.state.model_changed,
                        self.model_status.state_changed):
             signal.connect(self.enabling.refresh)
+        self.candidates = MainCandidates(self)   # Draft N candidates: its job, dock and enabling row
         self.enabling.refresh()
         if load:
             self.reload()
@@ -152,6 +154,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open model file…", self.open_model_dialog)
+        self.get_model_menu = GetModelMenu(self, file_menu)   # File > Get a model… (gui/main_candidates.py)
         file_menu.addSeparator()
         self.settings_action = file_menu.addAction("Settings…", QKeySequence("Ctrl+,"), self.show_settings)
         file_menu.addSeparator()

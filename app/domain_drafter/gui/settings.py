@@ -13,6 +13,7 @@ from pathlib import Path
 
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.paths import atomic_write_bytes, config_dir
+from domain_drafter.drafting.candidates import MAX_CANDIDATES, CandidateOptions
 from domain_drafter.drafting.loop import DraftOptions, Feedback
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.planning.evaluate import EvaluationOptions
@@ -25,6 +26,7 @@ SETTINGS_FILE = "settings.json"
 _DRAFT = DraftOptions()
 _DECODING = DecodingOptions()
 _EVALUATION = EvaluationOptions()
+_CANDIDATES = CandidateOptions()
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class AppSettings:
     default_class: str = _DRAFT.description_class.value
     seed: int = _DRAFT.seed
     preload_model: bool = True            # load the model in the background as soon as the window is up
+    candidates: int = _CANDIDATES.n       # Draft N candidates: how many
+    sample_candidates: bool = _CANDIDATES.sampled   # one prompt sampled N times (off: N prompt seeds, greedy)
+    candidate_temperature: float = _CANDIDATES.temperature   # sampled candidates' temperature
 
     # --- what the engine gets --------------------------------------------------------------
     def draft_options(self, description_class: DescriptionClass | None = None, seed: int | None = None,
@@ -60,6 +65,9 @@ class AppSettings:
             retries=self.retries,
             feedback=Feedback(self.feedback),
         )
+
+    def candidate_options(self) -> CandidateOptions:
+        return CandidateOptions(self.candidates, self.sample_candidates, self.candidate_temperature)
 
     def evaluation_options(self) -> EvaluationOptions:
         return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
@@ -85,6 +93,8 @@ class AppSettings:
             default_class=(self.default_class if self.default_class in {c.value for c in DescriptionClass}
                            else _DRAFT.description_class.value),
             seed=int(clamp(self.seed, 0, 1_000_000)),
+            candidates=int(clamp(self.candidates, 1, MAX_CANDIDATES)),
+            candidate_temperature=float(clamp(self.candidate_temperature, 0.05, 2.0)),
         )
 
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.drafting.candidates import MAX_CANDIDATES
 from domain_drafter.drafting.loop import Feedback
 from domain_drafter.gui.settings import AppSettings
 from domain_drafter.planning.proof_types import EquivalenceMode
@@ -71,6 +72,14 @@ class SettingsDialog(QDialog):
             self.feedback_combo.addItem(label, value)
         self.retries_spin.valueChanged.connect(lambda n: self.feedback_combo.setEnabled(n > 0))
 
+        self.candidates_spin = _spin(1, MAX_CANDIDATES, "How many answers Draft N candidates writes in one batch")
+        self.sample_check = QCheckBox("Sample the candidates from one prompt (off: one greedy answer per prompt seed)")
+        self.temperature_spin = QDoubleSpinBox()
+        self.temperature_spin.setRange(0.05, 2.0)
+        self.temperature_spin.setSingleStep(0.1)
+        self.temperature_spin.setToolTip("Sampling temperature of the candidates")
+        self.sample_check.toggled.connect(self.temperature_spin.setEnabled)
+
         self.k_spin = _spin(1, 1000, "Plans per problem K* finds in each domain (the paper: 100)")
         self.time_spin = QDoubleSpinBox()
         self.time_spin.setRange(1.0, 3600.0)
@@ -93,6 +102,8 @@ class SettingsDialog(QDialog):
             ("Generation", [("", self.grammar_check), ("", self.free_signature_check),
                             ("Context examples", self.examples_spin), ("Max new tokens", self.max_tokens_spin),
                             ("Retries", self.retries_spin), ("Feedback", self.feedback_combo)]),
+            ("Candidates", [("Candidates (N)", self.candidates_spin), ("", self.sample_check),
+                            ("Temperature", self.temperature_spin)]),
             ("Evaluation", [("Equivalence", self.equivalence_combo), ("K (plans per problem)", self.k_spin),
                             ("Planner time limit", self.time_spin)]),
             ("Descriptions", [("Default class", self.class_combo), ("Seed", self.seed_spin)]),
@@ -139,6 +150,10 @@ class SettingsDialog(QDialog):
         self.equivalence_combo.setCurrentIndex(max(0, self.equivalence_combo.findData(s.equivalence)))
         self.class_combo.setCurrentIndex(max(0, self.class_combo.findData(s.default_class)))
         self.seed_spin.setValue(s.seed)
+        self.candidates_spin.setValue(s.candidates)
+        self.sample_check.setChecked(s.sample_candidates)
+        self.temperature_spin.setValue(s.candidate_temperature)
+        self.temperature_spin.setEnabled(s.sample_candidates)
 
     def values(self) -> AppSettings:
         return AppSettings(
@@ -156,6 +171,9 @@ class SettingsDialog(QDialog):
             default_class=self.class_combo.currentData(),
             seed=self.seed_spin.value(),
             preload_model=self.preload_check.isChecked(),
+            candidates=self.candidates_spin.value(),
+            sample_candidates=self.sample_check.isChecked(),
+            candidate_temperature=float(self.temperature_spin.value()),
         ).checked()
 
     def focus_setting(self, name: str) -> None:

@@ -1,4 +1,4 @@
-"""The main toolbar: Generate, Stop, Evaluate, Show prompt, the model selector, the grammar switch."""
+"""The main toolbar: Generate, Draft N candidates, Stop, Evaluate, Show prompt, the model selector, the grammar switch."""
 
 from __future__ import annotations
 
@@ -77,6 +77,10 @@ class DraftToolBar(QToolBar):
         self.setMovable(False)
         self.generate_action = self._make("Generate", "Ctrl+G",
                                           "Ask the model for the selected action, then evaluate its answer")
+        self.candidates_action = self._make("Draft N", "Ctrl+Shift+G",
+                                            "Draft N candidates in one batch, judge and rank them (N: Settings)")
+        self.candidates_action.setText("Draft N candidates")
+        self.candidates_action.setIconText("Draft N")
         self.stop_action = self._make("Stop", "Esc", "Stop the running generation or evaluation")
         self.evaluate_action = self._make("Evaluate", "Ctrl+E", "Judge the text in the answer editor")
         # Ctrl+Enter too (both Return and the keypad's Enter), as in notebooks
@@ -98,7 +102,8 @@ class DraftToolBar(QToolBar):
 
     @property
     def run_actions(self) -> tuple[QAction, ...]:
-        return (self.generate_action, self.stop_action, self.evaluate_action, self.prompt_action)
+        return (self.generate_action, self.candidates_action, self.stop_action, self.evaluate_action,
+                self.prompt_action)
 
     def _make(self, text: str, shortcut: str, tip: str) -> QAction:
         action = QAction(text, self)
