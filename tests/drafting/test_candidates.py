@@ -142,3 +142,22 @@ def test_three_sampled_candidates_read_one_prompt_with_three_decoding_seeds(bund
 def test_a_wrong_number_of_candidates_is_refused(bundles, tiny_backend, evaluator):
     with pytest.raises(ValueError, match="1..16"):
         draft_candidates(bundles["gripper"], "drop", tiny_backend, evaluator, load_bundled(), DraftOptions(), 0)
+
+
+def test_generate_candidates_on_the_command_line(tiny_model, capsys, monkeypatch, tmp_path):
+    import json
+
+    from domain_drafter.cli.main import main
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    code = main(["generate", "gripper", "drop", "--model", str(tiny_model), "--candidates", "3", "--seed", "3",
+                 "--max-tokens", "40"])
+    out = capsys.readouterr().out
+    assert code == 1 and "3 candidates for gripper/drop (greedy, prompt seeds 3..5)" in out
+    assert out.count("-- candidate ") == 3 and "ranked, best first:" in out and "#3  candidate" in out
+    code = main(["generate", "gripper", "drop", "--model", str(tiny_model), "--candidates", "3", "--sample",
+                 "--grammar", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert [d["rank"] for d in data] == [1, 2, 3] and sorted(d["seed"] for d in data) == [0, 1, 2]
+    assert all(d["sampled"] and d["evaluation"]["action"] == "drop" for d in data)
+    assert code == (0 if data[0]["subclass"] == "Equivalent" else 1)

@@ -29,27 +29,18 @@ from domain_drafter.core.classes import Subclass
 from domain_drafter.core.model import Domain, canonical_action
 from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-exported
+    DEFAULT_CANDIDATES, DEFAULT_SAMPLE_TEMPERATURE, MAX_CANDIDATES, CandidateOptions,
+)
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
 
-DEFAULT_CANDIDATES = 4            # N in Settings and in `generate --candidates` without a number
-MAX_CANDIDATES = 16
-DEFAULT_SAMPLE_TEMPERATURE = 0.8  # sampled candidates when the decoding options are greedy
 SOLVE_STATE_BUDGET = 50_000       # states explored per problem before K* decides reachability
 SOLVE_TIME_LIMIT_S = 2.0          # seconds of exploration per problem
 _WORST = 10**9
-
-
-@dataclass(frozen=True)
-class CandidateOptions:
-    """How many candidates, and how they differ (the defaults Settings and the CLI show)."""
-
-    n: int = DEFAULT_CANDIDATES
-    sampled: bool = False
-    temperature: float = DEFAULT_SAMPLE_TEMPERATURE
 
 
 @dataclass(frozen=True)

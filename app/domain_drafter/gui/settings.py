@@ -13,7 +13,7 @@ from pathlib import Path
 
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.paths import atomic_write_bytes, config_dir
-from domain_drafter.drafting.candidates import MAX_CANDIDATES, CandidateOptions
+from domain_drafter.drafting.candidate_options import MAX_CANDIDATES, CandidateOptions
 from domain_drafter.drafting.loop import DraftOptions, Feedback
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.planning.evaluate import EvaluationOptions

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from domain_drafter.core.descriptions import DescriptionClass
-from domain_drafter.drafting.candidates import MAX_CANDIDATES
+from domain_drafter.drafting.candidate_options import MAX_CANDIDATES
 from domain_drafter.drafting.loop import Feedback
 from domain_drafter.gui.settings import AppSettings
 from domain_drafter.planning.proof_types import EquivalenceMode

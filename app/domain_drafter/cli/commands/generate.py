@@ -28,6 +28,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         decoding=DecodingOptions(max_tokens=args.max_tokens, seed=args.seed), grammar=args.grammar,
         lock_signature=not args.free_signature, retries=args.retries, feedback=Feedback(args.feedback))
     backend = open_backend(args)
+    if args.candidates is not None:
+        return _generate_candidates(args, bundle, action, backend, options, template)
     streaming = not args.json
 
     def on_token(piece: str) -> None:
@@ -56,6 +58,46 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return verdict_exit_code(draft.final.subclass, draft.final.error)
 
 
+def _generate_candidates(args: argparse.Namespace, bundle, action: str, backend, options, template) -> int:  # noqa: ANN001
+    """--candidates N [--sample]: N answers in one batch, each judged as it comes, then the ranking and the best."""
+    from domain_drafter.core.bundle import load_bundled
+    from domain_drafter.drafting.candidates import Candidate, draft_candidates
+
+    streaming = not args.json
+    how = (f"sampled at temperature {args.temperature} from one prompt, decoding seeds" if args.sample
+           else "greedy, prompt seeds")
+    seeds = f"{options.seed}..{options.seed + args.candidates - 1}"
+
+    def on_candidate(c: Candidate) -> None:
+        if streaming:
+            print(f"-- candidate {c.index + 1} (seed {c.seed}, {c.stats.generated_tokens} tokens): "
+                  f"{c.verdict}: {c.message}", flush=True)
+
+    with backend, evaluator(args) as judge, cancel_on_sigint() as task:
+        if streaming:
+            print(f"-- {backend.name}: {args.candidates} candidates for {bundle.name}/{action} ({how} {seeds}"
+                  f"{', grammar' if args.grammar else ''})", flush=True)
+            if args.retries:
+                print("-- note: --retries is not used with --candidates (each candidate is one answer)")
+        ranked = draft_candidates(bundle, action, backend, judge, load_bundled(), options, args.candidates,
+                                  sampled=args.sample, temperature=args.temperature, template=template,
+                                  on_candidate=on_candidate, task=task)
+    if args.json:
+        print(json.dumps([c.to_dict() for c in ranked], indent=2))
+    else:
+        print("\nranked, best first:")
+        for c in ranked:
+            are = (f"  ARE {c.evaluation.are.total}" if c.evaluation is not None and c.evaluation.are is not None
+                   else "")
+            agree = f"  {c.agreement} agree" if c.agreement > 1 else ""
+            print(f"  #{c.rank}  candidate {c.index + 1}  seed {c.seed}  {c.verdict}{are}{agree}")
+        print(f"\nbest (candidate {ranked[0].index + 1}):\n{ranked[0].answer.strip()}")
+    best = ranked[0]
+    if best.evaluation is None:
+        return 0 if best.passed_checks else 1
+    return verdict_exit_code(best.evaluation.subclass, best.evaluation.error)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from domain_drafter.drafting.options import DraftOptions, Feedback
     from domain_drafter.llm.backend import DecodingOptions
@@ -76,5 +118,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--show-prompt", action="store_true", help="print the prompt before the answer")
     p.add_argument("--template", help="a prompt template .toml (default: the paper's)")
     add_planner_options(p)
-    p.add_argument("--json", action="store_true", help="print all rounds as JSON instead of streaming")
+    from domain_drafter.drafting.candidate_options import MAX_CANDIDATES, CandidateOptions
+
+    candidates = CandidateOptions()
+    p.add_argument("--candidates", type=int, metavar="N", choices=range(1, MAX_CANDIDATES + 1),
+                   help=f"draft N answers in one batch (1..{MAX_CANDIDATES}; Settings' default {candidates.n}), "
+                        "judge each and print them ranked: greedy, one per prompt seed seed..seed+N-1")
+    p.add_argument("--sample", action="store_true",
+                   help="with --candidates: sample the N answers from one prompt (decoding seeds seed..seed+N-1)")
+    p.add_argument("--temperature", type=float, default=candidates.temperature,
+                   help=f"with --sample: the sampling temperature (default {candidates.temperature})")
+    p.add_argument("--json", action="store_true", help="print all rounds (or the ranked candidates) as JSON "
+                                                       "instead of streaming")
     p.set_defaults(func=cmd_generate)
