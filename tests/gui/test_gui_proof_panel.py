@@ -130,7 +130,7 @@ def test_a_proven_equivalence_says_how_many_states_were_compared(qtbot, bundles,
 
 def test_an_unfinished_proof_says_heuristic_and_why(qtbot, bundles, judge):
     bundle = bundles["blocksworld"]
-    result = judge(bundle, "pick-up", HARMLESS_DELETE, state_budget=1, proof_time_limit_s=0.0,
+    result = judge(bundle, "pick-up", HARMLESS_DELETE, state_budget=1, proof_time_limit_s=1e-6,
                    use_verdict_cache=False)
     proof = result.proof
     assert proof.method is ProofMethod.HEURISTIC and not proof.proven and proof.reason
