@@ -161,3 +161,24 @@ def test_generate_candidates_on_the_command_line(tiny_model, capsys, monkeypatch
     assert [d["rank"] for d in data] == [1, 2, 3] and sorted(d["seed"] for d in data) == [0, 1, 2]
     assert all(d["sampled"] and d["evaluation"]["action"] == "drop" for d in data)
     assert code == (0 if data[0]["subclass"] == "Equivalent" else 1)
+
+
+def test_a_backend_without_batching_writes_the_candidates_one_at_a_time(bundles, tiny_model, evaluator, tmp_path):
+    """The HTTP backend (a real llama_cpp.server on the tiny model) has neither generate_batch nor
+    generate_candidates: each candidate is one request, the same answer a single request gives."""
+    from llama_server import serve_llama
+
+    from domain_drafter.core.prompt import build_prompt
+    from domain_drafter.llm.grammar import ActionGrammar
+    from domain_drafter.llm.http import OpenAICompletionsBackend
+
+    options = DraftOptions(seed=1, grammar=True, decoding=DecodingOptions(max_tokens=40))
+    with serve_llama(tiny_model, tmp_path / "server.log", timeout_s=30) as url, OpenAICompletionsBackend(url) as http:
+        assert not hasattr(http, "generate_batch") and not hasattr(http, "generate_candidates")
+        ranked = draft_candidates(bundles["gripper"], "drop", http, evaluator, load_bundled(), options, 3)
+        grammar = ActionGrammar(bundles["gripper"].domain, "drop").to_gbnf()
+        decoding = dataclasses.replace(options.decoding, grammar=grammar)
+        by_seed = {c.seed: c for c in ranked}
+        alone = http.generate(build_prompt(bundles["gripper"], "drop", load_bundled(), seed=2).text, decoding)
+    assert sorted(by_seed) == [1, 2, 3] and all(c.evaluation is not None for c in ranked)
+    assert alone.text.strip() and by_seed[2].answer == alone.text
