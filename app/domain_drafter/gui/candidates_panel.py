@@ -26,16 +26,18 @@ BadgeRole = Qt.ItemDataRole.UserRole + 2       # (badge text, BadgeStyle)
 
 
 def candidate_badge(candidate: Candidate, scheme: Scheme | None = None) -> tuple[str, BadgeStyle]:
-    """The verdict badge: the result panel's for a judged answer; without a reference the checks' verdict,
-    neutral when it passed and every problem stays solvable, "Different domain" colours when one is not."""
+    """The verdict badge, short (the subclass; the colour gives the class, the result panel's colours).
+    Without a reference: the checks' verdict; neutral when it passed and every problem stays solvable,
+    the "Different domain" colours when one is not."""
     scheme = scheme or current_scheme()
     if candidate.evaluation is not None:
-        return badge_text(candidate.evaluation), badge_style(candidate.evaluation, scheme)
+        result = candidate.evaluation
+        return (result.subclass.value if result.subclass else badge_text(result)), badge_style(result, scheme)
     subclass = candidate.check.subclass
     if subclass is not None:
-        return f"{subclass.result_class.value} · {subclass.value}", scheme.badges[subclass.result_class]
+        return subclass.value, scheme.badges[subclass.result_class]
     if candidate.solvable and not all(candidate.solvable):
-        return "Checks passed · unsolvable", scheme.badges[ResultClass.DIFFERENT_DOMAIN]
+        return "Unsolvable", scheme.badges[ResultClass.DIFFERENT_DOMAIN]
     return "Checks passed", scheme.neutral_badge
 
 
@@ -86,7 +88,8 @@ class CandidateListModel(QAbstractListModel):
             place = f"#{c.rank}" if c.rank else f"{c.index + 1}."
             return f"{place} {candidate_badge(c)[0]} — {candidate_details(c)}"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{c.message}\n\n{c.answer}"
+            head = badge_text(c.evaluation) if c.evaluation is not None else c.verdict
+            return f"{head}: {c.message}\n\n{c.answer}"
         if role == CandidateRole:
             return c
         if role == BadgeRole:
@@ -164,7 +167,7 @@ class BadgeDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:  # noqa: N802 - Qt's name
         size = super().sizeHint(option, index)
-        return QSize(size.width(), max(size.height(), QFontMetrics(option.font).height() + 10))
+        return QSize(min(size.width(), 240), max(size.height(), QFontMetrics(option.font).height() + 10))
 
 
 class CandidatesPanel(QWidget):
@@ -184,6 +187,7 @@ class CandidatesPanel(QWidget):
         self.view.setItemDelegate(BadgeDelegate(self.view))
         self.view.setUniformItemSizes(True)
         self.view.setMinimumWidth(240)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.hint = QLabel("Click a candidate to put it into the editor.")
         self.hint.setWordWrap(True)
         layout = QVBoxLayout(self)

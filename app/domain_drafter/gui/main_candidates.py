@@ -96,6 +96,8 @@ class MainCandidates(QObject):
         self.panel.set_ranked(ranked, title)
         window.result_panel.clear("Pick a candidate in the list to put it into the editor.")
         window.show_status(title)
+        if state.model is not None:
+            window.model_status.model_used(state.model.name)
 
     def pick(self, candidate: Candidate) -> None:
         """The candidate's answer into the editor and its verdict into the result panel (already judged)."""
