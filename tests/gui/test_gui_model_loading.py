@@ -17,7 +17,7 @@ from gui_helpers import JOB_TIMEOUT_MS, STARTUP_TIMEOUT_MS, run_job, select
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
-from domain_drafter.core.errors import ModelError, PlannerError
+from domain_drafter.core.errors import ContextTooSmallError, ModelError, PlannerError
 from domain_drafter.gui.errors import describe_error
 from domain_drafter.gui.main_window import MainWindow
 from domain_drafter.gui.settings import AppSettings
@@ -140,13 +140,16 @@ def test_a_model_that_fails_to_load_says_why_and_which_setting_to_change(qtbot, 
     (ModelError("failed to allocate 4096 MiB buffer", where="/m/big.gguf"), "model"),
     (ModelError("not a GGUF file (bad magic)", where="/m/x.gguf", hint="download it again"), "model"),
     (PlannerError("K* crashed"), "planner_time_limit_s"),
+    (ContextTooSmallError("prompt has 5000 tokens but the model's context is 4096", where="/m/x.gguf"), "examples"),
     (OSError(28, "No space left on device", "/data/x"), ""),
 ])
 def test_failure_advice_names_the_setting_by_the_error_type(error, setting):
     described = describe_error(error)
     assert described.setting == setting
     assert described.message.startswith(str(getattr(error, "where", None) or getattr(error, "filename", "")))
-    if isinstance(error, ModelError):
+    if isinstance(error, ContextTooSmallError):
+        assert "Settings ▸ Context examples" in described.hint
+    elif isinstance(error, ModelError):
         assert "Settings ▸ Model file" in described.hint and (error.hint or "") in described.hint
 
 

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from tiny_gguf import write_tiny_llama
 
-from domain_drafter.core.errors import DrafterError, ModelError
+from domain_drafter.core.errors import ContextTooSmallError, DrafterError, ModelError
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.llama import LlamaCppBackend
 
@@ -105,9 +105,10 @@ def test_prompt_longer_than_context(tiny_model):
         prompt = "(:action pick-up :parameters (?x - block)) " * 40
         n = len(b.tokenize(prompt))
         assert n > 256
-        with pytest.raises(ModelError) as e:
+        with pytest.raises(ContextTooSmallError) as e:   # a ModelError the app can point at a setting
             b.generate(prompt, DecodingOptions())
         msg = str(e.value)
+        assert isinstance(e.value, ModelError)
         assert f"prompt has {n} tokens but the model's context is 256" in msg
         assert str(tiny_model) in msg and "n_ctx" in msg
         assert b.generate("short", DecodingOptions(max_tokens=3, stop=())).stats.generated_tokens == 3

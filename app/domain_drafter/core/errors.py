@@ -79,3 +79,7 @@ class ModelError(DrafterError):
     """A language model cannot be loaded or run (missing file, not a GGUF, context too small, ...)."""
 
     exit_code = 5
+
+
+class ContextTooSmallError(ModelError):
+    """The prompt does not fit the model's context window: fewer examples or a larger context will."""

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from domain_drafter.core.errors import (
-    DomainError, DrafterError, ModelError, PddlSyntaxError, PlannerError, UsageError,
+    ContextTooSmallError, DomainError, DrafterError, ModelError, PddlSyntaxError, PlannerError, UsageError,
 )
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,9 @@ def describe_error(exc: BaseException) -> ErrorText:
     if isinstance(exc, DrafterError):
         what = f"{exc.where}: {exc.what}" if exc.where is not None else exc.what
         hint = exc.hint or ""
+        if isinstance(exc, ContextTooSmallError):
+            return ErrorText(what, "Use fewer context examples in Settings ▸ Context examples (the paper's "
+                                   "prompt has 3), or a model with a larger context.", "examples")
         if isinstance(exc, ModelError):
             return ErrorText(what, f"{hint}\n{MODEL_ADVICE}" if hint else MODEL_ADVICE, "model")
         if isinstance(exc, (PddlSyntaxError, DomainError)):

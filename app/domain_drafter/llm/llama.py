@@ -32,7 +32,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence as Sequence_
 
 
-from domain_drafter.core.errors import ModelError
+from domain_drafter.core.errors import ContextTooSmallError, ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
 from domain_drafter.llm.amx import ModelParamsPatch, cpu_has_amx
@@ -308,7 +308,7 @@ class LlamaCppBackend:
             tokens = [llm.token_bos()] if llm.token_bos() >= 0 else [llm.token_eos()]
         if len(tokens) >= self.n_ctx:
             trained = self.info.context_length
-            raise ModelError(
+            raise ContextTooSmallError(
                 f"prompt has {len(tokens)} tokens but the model's context is {self.n_ctx}",
                 where=self.model_path,
                 hint=f"raise n_ctx (the model was trained for {trained or 'an unknown number of'} tokens) "
