@@ -161,3 +161,19 @@ def test_get_a_model_opens_from_the_file_menu(qtbot, window, tiny_model, tmp_pat
     assert window.model_selector.count() == len(paths)    # no duplicate
     dialog.close()
     QApplication.processEvents()
+
+
+def test_the_candidate_settings_have_one_set_of_defaults_and_round_trip_through_the_dialog(qtbot):
+    from domain_drafter.drafting.candidate_options import CandidateOptions
+    from domain_drafter.gui.settings_dialog import SettingsDialog
+
+    assert AppSettings().candidate_options() == CandidateOptions()
+    edited = AppSettings(candidates=7, sample_candidates=True, candidate_temperature=0.5)
+    dialog = SettingsDialog(edited)
+    qtbot.addWidget(dialog)
+    assert dialog.temperature_spin.isEnabled()
+    assert dialog.values().candidate_options() == CandidateOptions(7, True, 0.5)
+    dialog.sample_check.setChecked(False)
+    assert not dialog.temperature_spin.isEnabled() and not dialog.values().sample_candidates
+    assert AppSettings(candidates=99, candidate_temperature=0.0).checked().candidate_options() == \
+        CandidateOptions(16, False, 0.05)

@@ -51,6 +51,8 @@ class AuthoringCandidates(QObject):
         self.window = window
         self.panel = CandidatesPanel()
         window.tabs.addTab(self.panel, "Candidates")
+        self.panel.hint.setText("Click a candidate to record it as an attempt and put it into the editor "
+                                "(Accept keeps it).")
         self.name: str | None = None       # the action the listed candidates are for
         self.model = ""
         self.options = DraftOptions()
