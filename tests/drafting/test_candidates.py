@@ -140,7 +140,7 @@ def test_three_sampled_candidates_read_one_prompt_with_three_decoding_seeds(bund
 
 
 def test_a_wrong_number_of_candidates_is_refused(bundles, tiny_backend, evaluator):
-    with pytest.raises(ValueError, match="1..16"):
+    with pytest.raises(ValueError, match="1..8"):
         draft_candidates(bundles["gripper"], "drop", tiny_backend, evaluator, load_bundled(), DraftOptions(), 0)
 
 

@@ -176,4 +176,4 @@ def test_the_candidate_settings_have_one_set_of_defaults_and_round_trip_through_
     dialog.sample_check.setChecked(False)
     assert not dialog.temperature_spin.isEnabled() and not dialog.values().sample_candidates
     assert AppSettings(candidates=99, candidate_temperature=0.0).checked().candidate_options() == \
-        CandidateOptions(16, False, 0.05)
+        CandidateOptions(8, False, 0.05)

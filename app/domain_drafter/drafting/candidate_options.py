@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_CANDIDATES = 4            # N in Settings and in `generate --candidates`
-MAX_CANDIDATES = 16
+MAX_CANDIDATES = 8               # each candidate has its own KV cache in the batch: memory grows with N
 DEFAULT_SAMPLE_TEMPERATURE = 0.8  # sampled candidates, when the decoding options are greedy
 
 

@@ -148,7 +148,7 @@ class BadgeDelegate(QStyledItemDelegate):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         text_colour = option.palette.highlightedText().color() if selected else option.palette.text().color()
         painter.setPen(text_colour)
-        place_w = metrics.horizontalAdvance("#16 ")
+        place_w = metrics.horizontalAdvance("#88 ")
         painter.drawText(QRect(rect.left(), rect.top(), place_w, rect.height()),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, place)
         badge_w = metrics.horizontalAdvance(text) + 2 * self.PAD
