@@ -182,3 +182,12 @@ def test_a_backend_without_batching_writes_the_candidates_one_at_a_time(bundles,
         alone = http.generate(build_prompt(bundles["gripper"], "drop", load_bundled(), seed=2).text, decoding)
     assert sorted(by_seed) == [1, 2, 3] and all(c.evaluation is not None for c in ranked)
     assert alone.text.strip() and by_seed[2].answer == alone.text
+
+
+def test_a_domain_without_problems_ranks_by_the_checks_and_agreement(bundles, evaluator):
+    bare = dataclasses.replace(bundles["gripper"], problems=())   # a bare domain.pddl: nothing to plan
+    assert not has_reference(bare, "drop")
+    ranked = rank_candidates(judged(bare, [DROP_UNDEFINED, DROP, DROP_NEVER, DROP_RENAMED], evaluator, False))
+    assert [c.index for c in ranked] == [1, 3, 2, 0]          # passed (2 agree), passed (alone), PAError
+    assert all(c.solvable == () and c.evaluation is None for c in ranked)
+    assert ranked[0].verdict == "passed the checks"
