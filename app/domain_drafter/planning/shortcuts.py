@@ -83,7 +83,7 @@ def shortcut_reason(reference: Domain, generated: Domain, names: Sequence[str],
         if not same_transitions(ref, gen, absent):
             return None
         plain = False
-    what = "the action" if len(names) == 1 else f"all {len(names)} actions"
+    what = "the action is" if len(names) == 1 else f"all {len(names)} actions are"
     if plain:
         return f"{what} equal to the reference up to parameter names, conjunct order and duplicates"
     return (f"{what} equal to the reference up to parts that change no transition "
