@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from domain_drafter.core.classes import Subclass
 from domain_drafter.drafting.workspace import ActionEntry, Attempt, WorkingCopy
 from domain_drafter.gui.colours import current_scheme
+from domain_drafter.gui.models import ReadOnlyTable
 
 Index = QModelIndex | QPersistentModelIndex
 DisplayRole = Qt.ItemDataRole.DisplayRole
@@ -39,7 +40,7 @@ def verdict_colour(subclass: str | None) -> str | None:
     return current_scheme().class_text.get(result_class)
 
 
-class ActionStateModel(QAbstractTableModel):
+class ActionStateModel(ReadOnlyTable):
     """One row per action: name, state (reference / drafted / accepted / new), latest verdict."""
 
     HEADERS = ("Action", "State", "Latest verdict")
@@ -69,14 +70,6 @@ class ActionStateModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
         return 0 if parent.isValid() else len(self._names)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DisplayRole) -> Any:  # noqa: N802
-        if role == DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: Index, role: int = DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._names):

@@ -11,11 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
                                QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from domain_drafter.core.errors import DrafterError
+from domain_drafter.gui.models import ReadOnlyTable
 from domain_drafter.gui.workers import TaskRunner, TaskWorker
 from domain_drafter.llm.catalogue import Catalogue, CatalogueModel, installed_path, load_catalogue
 from domain_drafter.llm.download import PullResult, hub_endpoint, pull_model
@@ -31,7 +32,7 @@ def _gb(n: int) -> str:
     return f"{n / 1e9:.1f} GB"
 
 
-class CatalogueTableModel(QAbstractTableModel):
+class CatalogueTableModel(ReadOnlyTable):
     """One row per catalogue model: name, size, RAM, licence, prompt format, installed?"""
 
     HEADERS = ("Model", "Size", "RAM", "Licence", "Prompt", "Installed")
@@ -43,19 +44,6 @@ class CatalogueTableModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
         return 0 if parent.isValid() else len(self._models)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DisplayRole) -> Any:  # noqa: N802
-        if role == DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def data(self, index: Index, role: int = DisplayRole) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self._models)):

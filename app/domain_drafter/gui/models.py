@@ -22,7 +22,9 @@ FailingRole = Qt.ItemDataRole.UserRole + 2    # PlanStepListModel: True on the f
 
 
 
-class _ReadOnlyTable(QAbstractTableModel):
+class ReadOnlyTable(QAbstractTableModel):
+    """A table of plain rows under fixed HEADERS, selectable but not editable (subclasses give rows and data)."""
+
     HEADERS: tuple[str, ...] = ()
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
@@ -59,7 +61,7 @@ def predicate_rows(bundle: DomainBundle) -> list[PredicateRow]:
     return rows
 
 
-class PredicateTableModel(_ReadOnlyTable):
+class PredicateTableModel(ReadOnlyTable):
     HEADERS = ("Predicate", "Meaning", "When false")
 
     def __init__(self, rows: Sequence[PredicateRow] = (), parent: Any = None):
@@ -174,7 +176,7 @@ class PlanStepListModel(QAbstractListModel):
 
 
 # --- ARE terms -----------------------------------------------------------------------------------
-class AreTableModel(_ReadOnlyTable):
+class AreTableModel(ReadOnlyTable):
     """Rows pre / add / del / total; columns: value, atoms missing from the generated, extra atoms."""
 
     HEADERS = ("Term", "Value", "Missing (in reference only)", "Extra (in generated only)")
