@@ -211,3 +211,23 @@ def test_saving_a_problem_the_reference_cannot_solve_says_so(qtbot, tmp_path, bu
     written = panel.proof_view.write_problem(str(free_problem_path(folder / "problems", cx, "pick-up")))
     assert written is not None and written.parent == folder / "problems"
     assert panel.proof_view.saved.text().startswith(f"Saved as {written}. The reference domain cannot reach")
+
+
+def test_a_paper_noplan_says_its_sentence_once(qtbot, bundles):
+    """The walk's finding: the NoPlan view repeated one sentence three times (headline, title, reason)."""
+    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+    bundle = bundles["blocksworld"]
+    answer = ("(:action put-down :parameters (?x - block) :precondition (and (holding ?x)) "
+              ":effect (and (ontable ?x) (handempty) (not (holding ?x))))")   # the block is never clear again
+    with Evaluator(EvaluationOptions(equivalence="paper", use_verdict_cache=False)) as judge:
+        result = judge.evaluate(bundle, "put-down", answer)
+    panel = ResultPanel()
+    qtbot.addWidget(panel)
+    panel.show_result(result, bundle.domain.action("put-down"))
+    panel.show()
+    shown = [panel.message.text(), panel.plan_title.text()] + (
+        [panel.plan_reason.text()] if panel.plan_reason.isVisible() else [])
+    sentence = result.equivalence.counterexample.message
+    assert result.subclass.value == "NoPlan" and sum(sentence in text for text in shown) == 1
+    assert "found no plan in the generated domain" in panel.plan_title.text()

@@ -278,7 +278,9 @@ class ResultPanel(QWidget):
         reason = cx.validation.message if cx.validation is not None else cx.message
         self.plan_title.setText(f"<b>{counterexample_title(cx)}</b>")
         self.plan_model.set_plan(cx.plan, row, reason)
-        self.plan_reason.setText(reason if cx.plan else cx.message)
+        # without a plan (NoPlan) the title says it all: the headline above already has the sentence
+        self.plan_reason.setText(reason if cx.plan else "")
+        self.plan_reason.setVisible(bool(cx.plan))
         self.plan_view.setVisible(bool(cx.plan))
         self.plan_view.clearSelection()  # a selection would paint over the failing row's colour
         fit_to_rows(self.plan_view)
