@@ -44,3 +44,14 @@ def tiny_backend(tiny_model: Path):
 
     with LlamaCppBackend(tiny_model, n_ctx=4096) as backend:
         yield backend
+
+
+@pytest.fixture(scope="session")
+def served_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The model the download tests' local hub serves: the tiny GGUF padded to 6 MiB, six of the 1 MiB
+    pieces a pull writes at a time, so a transfer can be dropped or stopped midway."""
+    require("gguf", "pip install gguf")
+    from hub_server import HUB_FILE, MIB, hub_gguf
+
+    return hub_gguf(tmp_path_factory.mktemp("hub") / HUB_FILE, 6 * MIB).read_bytes()
+

@@ -16,17 +16,9 @@ from domain_drafter.gui.get_model_dialog import CatalogueTableModel, GetModelDia
 from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue
 from domain_drafter.llm.download import STAGING
 from domain_drafter.llm.models import list_models, user_models_dir
-from hub_server import HubFiles, hub_gguf, serve_hub
-from needs import require
-
-MIB = 1 << 20
-REPO, FILE = "test/tiny-GGUF", "tiny-llama.Q8.gguf"
+from hub_server import HUB_FILE as FILE, HUB_REPO as REPO, MIB, HubFiles, serve_hub
 
 
-@pytest.fixture(scope="module")
-def served_bytes(tmp_path_factory) -> bytes:
-    require("gguf", "pip install gguf")
-    return hub_gguf(tmp_path_factory.mktemp("hub") / FILE, 6 * MIB).read_bytes()
 
 
 @pytest.fixture

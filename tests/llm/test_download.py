@@ -21,18 +21,9 @@ from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.llm.catalogue import CatalogueModel
 from domain_drafter.llm.download import STAGING, pull_model
 from domain_drafter.llm.models import list_models, user_models_dir
-from hub_server import HubFiles, hub_gguf, serve_hub
-from needs import require
-
-MIB = 1 << 20
-REPO, FILE = "test/tiny-GGUF", "tiny-llama.Q8.gguf"
+from hub_server import HUB_FILE as FILE, HUB_REPO as REPO, MIB, HubFiles, serve_hub
 
 
-@pytest.fixture(scope="module")
-def served_bytes(tmp_path_factory) -> bytes:
-    """A loadable tiny GGUF padded to 6 MiB: six of the 1 MiB pieces a pull writes at a time."""
-    require("gguf", "pip install gguf")
-    return hub_gguf(tmp_path_factory.mktemp("hub") / FILE, 6 * MIB).read_bytes()
 
 
 @pytest.fixture

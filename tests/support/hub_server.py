@@ -135,6 +135,10 @@ def serve_hub(hub: HubFiles) -> Iterator[str]:
         thread.join(timeout=5)
 
 
+MIB = 1 << 20
+HUB_REPO, HUB_FILE = "test/tiny-GGUF", "tiny-llama.Q8.gguf"   # where the download tests' hub serves the model
+
+
 def hub_gguf(path: Path, size: int, seed: int = 0) -> Path:
     """The tiny test GGUF (tests/support/tiny_gguf.py) padded with zeros to `size` bytes.
 
