@@ -145,10 +145,10 @@ def _model_stage(state: dict) -> tuple[str, str]:
 
 
 def _evaluator():  # noqa: ANN202 - an Evaluator, imported lazily like every stage's engine
-    """An evaluator that always runs K* (no cached verdicts) with a generous time limit."""
+    """An evaluator that always runs K* beside the proof (no cached verdicts) with a generous time limit."""
     from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 
-    return Evaluator(EvaluationOptions(time_limit_s=PLANNER_TIME_LIMIT_S, use_verdict_cache=False))
+    return Evaluator(EvaluationOptions(time_limit_s=PLANNER_TIME_LIMIT_S, use_verdict_cache=False, paper_too=True))
 
 
 def _model_fix(exc: BaseException) -> str:
@@ -170,7 +170,10 @@ def _planner_stage(state: dict) -> tuple[str, str]:
     if result.equivalence is None:  # the grammar allows only answers that pass the checks
         return f"{what} failed the checks before K* ran: {result.message}", (
             f"this is a bug: report it with the output of `domain-drafter generate {DOMAIN} {ACTION} --grammar`")
-    return f"K* judged {what}: {result.subclass.value} ({len(bundle.problems)} problems)", ""
+    paper = result.equivalence.subclass.value if result.equivalence.subclass else "no verdict"
+    how = f"{result.proof.method.value}" if result.proof is not None else "not run"
+    return (f"K* judged {what}: {paper} ({len(bundle.problems)} problems); proven verdict {result.subclass.value} "
+            f"(by {how})"), ""
 
 
 def _planner_fix(exc: BaseException) -> str:
