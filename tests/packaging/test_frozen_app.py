@@ -58,6 +58,16 @@ def test_folder_holds_binaries_and_desktop_files(app_dir):
     assert not (internal / "domain_drafter" / "resources" / "screenshots").exists()   # as in the wheel
 
 
+def test_folder_bundles_a_sound_qt_binding(app_dir):
+    """Issue 17: PySide6 6.12 drops a reference to None on every void Qt call; before Python 3.12 that
+    aborts the app within minutes, so the folder must carry another release (the start-up guard would
+    refuse it, and the self-test below would fail at its GUI stage)."""
+    libraries = sorted(p.name for p in (app_dir / "_internal").glob("libpyside6.abi3.so.6.*"))
+    assert libraries, "no PySide6 library in the folder"
+    if sys.version_info < (3, 12):
+        assert not any(name.endswith(".so.6.12") for name in libraries), libraries
+
+
 def test_frozen_binary_passes_its_self_test_from_outside_the_repository(app_dir, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
