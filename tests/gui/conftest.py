@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gui_helpers import SCREEN_HEIGHT, SCREEN_WIDTH, STARTUP_TIMEOUT_MS  # noqa: E402
+from gui_helpers import SCREEN_HEIGHT, SCREEN_WIDTH  # noqa: E402
 
 
 def _offscreen_laptop_screen() -> None:
@@ -51,14 +51,10 @@ def private_homes(gui_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -
 @pytest.fixture
 def window(qtbot, private_homes):
     """The main window, shown, once the bundled domains are listed; closed (workers stopped) after."""
-    from domain_drafter.gui.main_window import MainWindow
     from domain_drafter.gui.settings import AppSettings
+    from gui_helpers import open_main_window
 
-    win = MainWindow(app_settings=AppSettings(preload_model=False))
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitUntil(lambda: win.domain_panel.domain_count() == 9 and not win.runner.busy,
-                    timeout=STARTUP_TIMEOUT_MS)
+    win = open_main_window(qtbot, AppSettings(preload_model=False))
     yield win
     win.close()
 

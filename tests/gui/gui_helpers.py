@@ -18,3 +18,15 @@ def select(qtbot, window, domain: str, action: str) -> None:
     assert window.domain_panel.select_domain(domain)
     assert window.domain_panel.select_action(action)
     assert (window.current_bundle().name, window.current_action()) == (domain, action)
+
+
+def open_main_window(qtbot, settings):
+    """A real MainWindow with `settings`, shown, once the bundled domains are listed and start-up is done."""
+    from domain_drafter.gui.main_window import MainWindow
+
+    window = MainWindow(app_settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.domain_panel.domain_count() == 9 and not window.runner.busy,
+                    timeout=STARTUP_TIMEOUT_MS)
+    return window

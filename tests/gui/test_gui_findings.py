@@ -14,7 +14,7 @@ import time
 
 import pytest
 from engine_spy import spy_on_engine
-from gui_helpers import JOB_TIMEOUT_MS, STARTUP_TIMEOUT_MS, run_job, select
+from gui_helpers import JOB_TIMEOUT_MS, open_main_window, run_job, select
 from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QMessageBox
 
@@ -22,7 +22,6 @@ from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.drafting.loop import Feedback
 from domain_drafter.drafting.workspace import NewActionSpec
-from domain_drafter.gui.main_window import MainWindow
 from domain_drafter.gui.settings import AppSettings
 from domain_drafter.llm.grammar import ActionGrammar
 
@@ -33,14 +32,6 @@ def chosen_settings(tiny_model, *, grammar: bool) -> AppSettings:
                        grammar=grammar, free_signature=grammar, k=7, planner_time_limit_s=9.0, retries=1,
                        feedback=Feedback.PLANS.value, default_class=DescriptionClass.FLIPPED.value, seed=5)
 
-
-def open_main(qtbot, settings: AppSettings) -> MainWindow:
-    window = MainWindow(app_settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.domain_panel.domain_count() == 9 and not window.runner.busy,
-                    timeout=STARTUP_TIMEOUT_MS)
-    return window
 
 
 def open_authoring(window, folder):
@@ -80,7 +71,7 @@ def assert_drafted_with(calls, bundles, settings: AppSettings, action: str) -> N
 def test_generate_sends_every_setting_to_the_engine(qtbot, private_homes, tiny_model, bundles, monkeypatch,
                                                      grammar):
     settings = chosen_settings(tiny_model, grammar=grammar)
-    window = open_main(qtbot, settings)
+    window = open_main_window(qtbot, settings)
     calls = spy_on_engine(monkeypatch)
     select(qtbot, window, "blocksworld", "stack")
     assert run_job(qtbot, window, window.generate_action.trigger) == ("generate", "finished")
@@ -89,7 +80,7 @@ def test_generate_sends_every_setting_to_the_engine(qtbot, private_homes, tiny_m
 
 
 def test_show_prompt_shows_the_prompt_generate_sends(qtbot, private_homes, tiny_model, bundles, monkeypatch):
-    window = open_main(qtbot, chosen_settings(tiny_model, grammar=False))
+    window = open_main_window(qtbot, chosen_settings(tiny_model, grammar=False))
     calls = spy_on_engine(monkeypatch)
     select(qtbot, window, "blocksworld", "stack")
     window.prompt_action.trigger()
@@ -104,7 +95,7 @@ def test_show_prompt_shows_the_prompt_generate_sends(qtbot, private_homes, tiny_
 def test_the_authoring_window_drafts_and_judges_with_the_settings(qtbot, private_homes, tiny_model, bundles,
                                                                   monkeypatch, grammar, tmp_path):
     settings = chosen_settings(tiny_model, grammar=grammar)
-    window = open_main(qtbot, settings)
+    window = open_main_window(qtbot, settings)
     calls = spy_on_engine(monkeypatch)
     authoring = open_authoring(window, tmp_path / "draft")
     authoring.select("stack")
@@ -119,7 +110,7 @@ def test_the_authoring_window_drafts_and_judges_with_the_settings(qtbot, private
 
 def test_new_action_drafts_with_the_settings_and_records_on_the_gui_thread(qtbot, private_homes, tiny_model,
                                                                             bundles, monkeypatch, tmp_path):
-    window = open_main(qtbot, chosen_settings(tiny_model, grammar=True))
+    window = open_main_window(qtbot, chosen_settings(tiny_model, grammar=True))
     calls = spy_on_engine(monkeypatch)
     assert window.domain_panel.select_domain("gripper")
     authoring = open_authoring(window, tmp_path / "draft")
@@ -140,7 +131,7 @@ def test_new_action_drafts_with_the_settings_and_records_on_the_gui_thread(qtbot
 
 def test_closing_the_authoring_window_does_not_wait_for_a_main_window_generation(qtbot, private_homes,
                                                                                   tiny_model, tmp_path):
-    window = open_main(qtbot, AppSettings(model=str(tiny_model), preload_model=False, max_new_tokens=4000))
+    window = open_main_window(qtbot, AppSettings(model=str(tiny_model), preload_model=False, max_new_tokens=4000))
     select(qtbot, window, "gripper", "pick")
     authoring = open_authoring(window, tmp_path / "draft")
     with qtbot.waitSignal(window.job_ended, timeout=JOB_TIMEOUT_MS) as ended:
@@ -158,7 +149,7 @@ def test_closing_the_authoring_window_does_not_wait_for_a_main_window_generation
 
 
 def test_a_model_switch_during_draft_all_does_not_fail_the_draft(qtbot, private_homes, tiny_model, tmp_path):
-    window = open_main(qtbot, AppSettings(model=str(tiny_model), preload_model=True))
+    window = open_main_window(qtbot, AppSettings(model=str(tiny_model), preload_model=True))
     qtbot.waitUntil(lambda: window.model_status.loaded_model is not None and not window.model_status.busy,
                     timeout=JOB_TIMEOUT_MS)
     other = tmp_path / "other-tiny.gguf"
@@ -185,7 +176,7 @@ def test_a_model_switch_during_draft_all_does_not_fail_the_draft(qtbot, private_
 
 
 def test_is_loaded_is_exact_for_the_default_model(qtbot, private_homes, tiny_model):
-    window = open_main(qtbot, AppSettings(model=str(tiny_model), preload_model=True))
+    window = open_main_window(qtbot, AppSettings(model=str(tiny_model), preload_model=True))
     status = window.model_status
     qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=JOB_TIMEOUT_MS)
     tiny = window.current_model()

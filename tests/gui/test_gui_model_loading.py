@@ -13,7 +13,7 @@ import time
 from dataclasses import replace
 
 import pytest
-from gui_helpers import JOB_TIMEOUT_MS, STARTUP_TIMEOUT_MS, run_job, select
+from gui_helpers import JOB_TIMEOUT_MS, open_main_window, run_job, select
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
@@ -54,18 +54,10 @@ class EventLoopWatchdog(QObject):
         self.ticks += 1
 
 
-def open_window(qtbot, settings: AppSettings) -> MainWindow:
-    window = MainWindow(app_settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.domain_panel.domain_count() == 9 and not window.runner.busy,
-                    timeout=STARTUP_TIMEOUT_MS)
-    return window
-
 
 def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, private_homes, tiny_model,
                                                                         tmp_path):
-    window = open_window(qtbot, AppSettings(model=str(tiny_model)))
+    window = open_main_window(qtbot, AppSettings(model=str(tiny_model)))
     status = window.model_status
     qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=JOB_TIMEOUT_MS)
     assert window.current_model().path == tiny_model
@@ -95,7 +87,7 @@ def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, 
 
 def test_stop_cancels_loading_the_default_model(qtbot, private_homes):
     target_dir = default_model_dir()
-    window = open_window(qtbot, AppSettings(preload_model=False))
+    window = open_main_window(qtbot, AppSettings(preload_model=False))
     status = window.model_status
     assert window.current_model().source == "default"
     assert status.preload(window.current_model())
@@ -154,7 +146,7 @@ def test_failure_advice_names_the_setting_by_the_error_type(error, setting):
 
 
 def test_the_event_loop_never_stalls_while_loading_generating_and_checking(qtbot, private_homes, tiny_model):
-    window = open_window(qtbot, AppSettings(model=str(tiny_model), preload_model=False))
+    window = open_main_window(qtbot, AppSettings(model=str(tiny_model), preload_model=False))
     status = window.model_status
     select(qtbot, window, "logistics", "load-truck")
     watchdog = EventLoopWatchdog()
