@@ -255,3 +255,23 @@ def test_sigint_twice_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(
     assert stopped < 10
     assert processes_working_in(temp) == []
     assert list(temp.iterdir()) == []
+
+
+def test_generate_prompt_format_reaches_the_model(capsys, monkeypatch, tmp_path):
+    from tiny_gguf import CHATML_TEMPLATE, write_tiny_llama
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    plain = write_tiny_llama(tmp_path / "tiny.gguf")
+    code, _, err = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(plain),
+                       "--prompt-format", "chat")
+    assert code == 5 and "no chat template" in err and 'prompt_format "completion"' in err
+    # a file the catalogue lists as a chat model: "auto" (the default) reads it in its chat template
+    chat = write_tiny_llama(tmp_path / "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf", chat_template=CHATML_TEMPLATE)
+    tokens = {}
+    for fmt in ("auto", "completion"):
+        code, out, _ = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(chat),
+                           "--json", "--grammar", "--prompt-format", fmt)
+        data = json.loads(out)
+        tokens[data["prompt_format"]] = data["rounds"][0]["stats"]["prompt_tokens"]
+    assert tokens["chat"] > tokens["completion"] > 0   # the template's turn markers around the same prompt

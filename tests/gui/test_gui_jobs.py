@@ -124,3 +124,20 @@ def test_long_parameter_lists_get_one_typed_group_a_line():
         "  :parameters (?truck - truck",
         "               ?from ?to - place)"]
     assert parameter_lines([]) == ["  :parameters ()"]
+
+
+def test_the_library_loads_a_catalogue_chat_model_in_chat_format_and_reloads_on_a_format_change(tmp_path,
+                                                                                                 private_homes):
+    from tiny_gguf import CHATML_TEMPLATE, write_tiny_llama
+
+    # a tiny model with a chat template, under the file name the catalogue lists as a chat model
+    chat = write_tiny_llama(tmp_path / "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf", chat_template=CHATML_TEMPLATE)
+    library = ModelLibrary()
+    with library.acquire(entry_of(chat), TaskState()) as lease:
+        assert lease.backend.prompt_format == "chat" and library.loaded_prompt_format == "chat"
+        assert library.is_loaded(entry_of(chat))
+        library.prompt_format = "completion"                      # Settings > Prompt format: new jobs reload
+        assert not library.is_loaded(entry_of(chat))
+    with library.acquire(entry_of(chat), TaskState()) as lease:
+        assert lease.backend.prompt_format == "completion"
+    library.close()

@@ -17,7 +17,7 @@ from domain_drafter.gui.drops import dropped_domain
 from domain_drafter.gui.settings import AppSettings, load_settings, save_settings, settings_path
 from domain_drafter.gui.settings_dialog import SettingsDialog
 
-CHANGED = AppSettings(model="/models/llama-2-13b.Q4_K_M.gguf", threads=6, grammar=True, free_signature=True,
+CHANGED = AppSettings(model="/models/llama-2-13b.Q4_K_M.gguf", threads=6, prompt_format="chat", grammar=True, free_signature=True,
                       retries=2, feedback="plans", examples=1, max_new_tokens=200, k=20,
                       planner_time_limit_s=12.0, equivalence="paper", default_class="flipped", seed=7,
                       preload_model=False)
@@ -38,11 +38,12 @@ def test_missing_broken_or_out_of_range_values_fall_back_to_defaults(tmp_path):
     assert load_settings(path) == AppSettings()
     path.write_text(json.dumps({"k": "many", "retries": 99, "threads": -3, "default_class": "poetic",
                                 "feedback": "all", "planner_time_limit_s": 5, "grammar": 1, "seed": 3,
-                                "equivalence": "exact"}),
+                                "equivalence": "exact", "prompt_format": "instruct"}),
                     encoding="utf-8")
     loaded = load_settings(path)
     assert (loaded.k, loaded.retries, loaded.threads) == (100, 10, 0)
     assert loaded.default_class == "base" and loaded.feedback == "checks" and loaded.equivalence == "proven"
+    assert loaded.prompt_format == "auto"
     assert loaded.planner_time_limit_s == 5.0 and loaded.grammar is False and loaded.seed == 3
 
 

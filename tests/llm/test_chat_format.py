@@ -25,7 +25,8 @@ def chat_model(tmp_path_factory):
 
 
 def text_of(backend, tokens: list[int]) -> str:
-    return b"".join(backend._pieces(t) for t in tokens).decode("utf-8")
+    """The tokens' text with control tokens spelled out (the answer's pieces would drop them)."""
+    return backend._llm.detokenize(tokens, special=True).decode("utf-8")
 
 
 def test_chat_wraps_the_prompt_in_the_models_template(chat_model):
@@ -43,8 +44,11 @@ def test_chat_wraps_the_prompt_in_the_models_template(chat_model):
 def test_special_token_spellings_in_the_prompt_stay_plain_text(chat_model):
     with open_backend(chat_model, prompt_format="chat") as chat:
         bos = chat._llm.token_bos()
-        tokens = chat._prompt_tokens("before <|bos|> after")
+        end = chat._llm.tokenize(b"<|im_end|>", add_bos=False, special=True)
+        assert len(end) == 1   # a control token of this vocabulary, as in real ChatML models
+        tokens = chat._prompt_tokens("before <|bos|> <|im_end|> after")
         assert tokens.count(bos) == 1 and "<|bos|>" in text_of(chat, tokens)
+        assert tokens.count(end[0]) == 1   # the template closes the user turn once; the prompt's spelling stays text
 
 
 def test_chat_on_a_model_without_a_template_is_refused_at_load(tiny_model):

@@ -33,6 +33,10 @@ BOS_TEXT = "<|bos|>"
 EOS_TEXT = "<|eos|>"
 
 # The ChatML template (Jinja) as chat models ship it; llama.cpp recognises it by its <|im_start|> marker.
+# A model written with a chat template also gets ChatML's turn markers as control tokens, as real
+# ChatML models have them (so a server tokenizing the whole rendered prompt and our backend, which
+# tokenizes the user's text apart, agree token for token).
+CHATML_TOKENS = ("<|im_start|>", "<|im_end|>")
 CHATML_TEMPLATE = (
     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
     "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
@@ -108,8 +112,9 @@ def _learn_merges(corpus: str, n_merges: int, byte_map: dict[int, str]) -> list[
     return merges
 
 
-def build_vocab() -> tuple[list[str], list[int], list[str], int, int]:
-    """Return (tokens, token_types, merges, bos_id, eos_id) with every token string unique."""
+def build_vocab(control: tuple[str, ...] = ()) -> tuple[list[str], list[int], list[str], int, int]:
+    """Return (tokens, token_types, merges, bos_id, eos_id) with every token string unique;
+    `control` adds more control tokens after EOS."""
     byte_map = bytes_to_unicode()
     tokens: list[str] = [byte_map[b] for b in range(256)]
     seen = set(tokens)
@@ -126,6 +131,9 @@ def build_vocab() -> tuple[list[str], list[int], list[str], int, int]:
     eos_id = len(tokens)
     tokens.append(EOS_TEXT)
     types.append(3)
+    for text in control:
+        tokens.append(text)
+        types.append(3)
     assert len(set(tokens)) == len(tokens), "duplicate token strings would abort llama.cpp"
     return tokens, types, merges_out, bos_id, eos_id
 
@@ -142,14 +150,15 @@ def write_tiny_llama(
 
     For error tests: `architecture` other than "llama" makes a file llama.cpp refuses to load;
     `duplicate_token=True` spells token 300 like token 299, which makes llama.cpp abort.
-    `chat_template`: stored as tokenizer.chat_template (e.g. CHATML_TEMPLATE), for the chat prompt format.
+    `chat_template`: stored as tokenizer.chat_template (e.g. CHATML_TEMPLATE), for the chat prompt format;
+    the vocabulary then also holds CHATML_TOKENS as control tokens.
     """
     import gguf  # test-only dependency: `pip install gguf`
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    tokens, types, merges, bos_id, eos_id = build_vocab()
+    tokens, types, merges, bos_id, eos_id = build_vocab(CHATML_TOKENS if chat_template is not None else ())
     n_vocab = len(tokens)
 
     if duplicate_token:
@@ -196,8 +205,7 @@ def write_tiny_llama(
         w.add_tensor(f"blk.{i}.ffn_down.weight", mat(N_EMBD, N_FF, 0.2))
     w.add_tensor("output_norm.weight", np.ones(N_EMBD, dtype=np.float32))
     out = mat(n_vocab, N_EMBD, 0.5)
-    out[bos_id] = 0.0
-    out[eos_id] = 0.0
+    out[bos_id:] = 0.0   # BOS, EOS and any other control token: never picked by greedy decoding
     w.add_tensor("output.weight", out)
 
     w.write_header_to_file()

@@ -127,10 +127,13 @@ def evaluator(args: argparse.Namespace, **changes):
 
 def add_model_options(p: argparse.ArgumentParser, *, seed_help: str) -> None:
     """Which model (a local GGUF or a server), its context, threads, and the drafting seed."""
-    from domain_drafter.llm.factory import DEFAULT_N_CTX  # noqa: PLC0415
+    from domain_drafter.llm.factory import AUTO, DEFAULT_N_CTX, PROMPT_FORMAT_CHOICES  # noqa: PLC0415
 
     p.add_argument("--model", default="default", help="'default' (the embedded Gemma 3 270M) or a GGUF path")
     p.add_argument("--endpoint", help="an OpenAI-compatible server's base URL instead of a local model")
+    p.add_argument("--prompt-format", choices=PROMPT_FORMAT_CHOICES, default=AUTO,
+                   help="'completion' (the paper's plain prompt), 'chat' (one user message in the model's "
+                   "chat template) or 'auto' (the catalogue's format for a catalogue model, else completion)")
     p.add_argument("--seed", type=int, default=0, help=seed_help)
     p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX,
                    help=f"model context size in tokens (default {DEFAULT_N_CTX})")
@@ -153,9 +156,14 @@ def open_backend(args: argparse.Namespace):
     """The model the arguments name, loaded (llm.factory, the one place backends are built)."""
     from domain_drafter.llm.factory import open_backend as factory  # noqa: PLC0415
 
+    from domain_drafter.llm.factory import resolve_prompt_format  # noqa: PLC0415
+
+    choice = getattr(args, "prompt_format", "auto")
     if args.endpoint:
-        return factory(args.endpoint, remote_model=None if args.model == "default" else args.model)
-    return factory(args.model, n_ctx=args.n_ctx, n_threads=args.threads, seed=args.seed)
+        return factory(args.endpoint, remote_model=None if args.model == "default" else args.model,
+                       prompt_format=resolve_prompt_format(args.endpoint, choice))
+    return factory(args.model, n_ctx=args.n_ctx, n_threads=args.threads, seed=args.seed,
+                   prompt_format=resolve_prompt_format(args.model, choice))
 
 
 def verdict_exit_code(subclass, error) -> int:

@@ -40,7 +40,8 @@ class AppState(QObject):
         super().__init__(parent)
         self.settings = settings or AppSettings()
         self.settings_file = settings_file          # None: the user's config folder
-        self.models = models or ModelLibrary(n_threads=self.settings.threads)
+        self.models = models or ModelLibrary(n_threads=self.settings.threads,
+                                             prompt_format=self.settings.prompt_format)
         self.bundles: tuple[DomainBundle, ...] = ()
         self.bundle: DomainBundle | None = None
         self.action = ""
@@ -58,6 +59,7 @@ class AppState(QObject):
         """Use `new` from now on (new jobs) and save it; False (and settings_save_failed) if the save failed."""
         old, self.settings = self.settings, new
         self.models.n_threads = new.threads
+        self.models.prompt_format = new.prompt_format
         if old.evaluation_options() != new.evaluation_options():
             self._retired.append(self._evaluator)
             self._evaluator = Evaluator(new.evaluation_options())

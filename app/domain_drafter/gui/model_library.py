@@ -18,17 +18,18 @@ from typing import Callable
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import GenerationBackend
-from domain_drafter.llm.factory import open_backend
+from domain_drafter.llm.factory import AUTO, open_backend, resolve_prompt_format
 from domain_drafter.llm.models import ModelEntry, default_model_path
 
 log = logging.getLogger(__name__)
-BackendOpener = Callable[..., GenerationBackend]   # open_backend(path, n_threads=...)
+BackendOpener = Callable[..., GenerationBackend]   # open_backend(path, n_threads=..., prompt_format=...)
 
 
 @dataclass(eq=False)
 class _Slot:
     path: Path
     threads: int
+    prompt_format: str   # resolved: "completion" or "chat"
     backend: GenerationBackend
     users: int = 0
     retired: bool = False   # replaced by another model: close at the last release
@@ -68,9 +69,10 @@ class ModelLease:
 class ModelLibrary:
     """Which model is current, who uses which, and when each may be closed."""
 
-    def __init__(self, opener: BackendOpener = open_backend, n_threads: int = 0):
+    def __init__(self, opener: BackendOpener = open_backend, n_threads: int = 0, prompt_format: str = AUTO):
         self._open = opener
         self.n_threads = n_threads            # 0: llama.cpp's default (half the CPUs); applies to new loads
+        self.prompt_format = prompt_format    # "auto", "completion" or "chat"; applies to new loads
         self._lock = threading.Lock()         # guards the slots
         self._load_lock = threading.Lock()    # one load at a time
         self._current: _Slot | None = None
@@ -88,11 +90,20 @@ class ModelLibrary:
         return slot.backend if slot is not None else None
 
     def is_loaded(self, entry: ModelEntry | None) -> bool:
-        """True iff `entry` is the current model, loaded with the current thread count."""
+        """True iff `entry` is the current model, loaded with the current thread count and prompt format."""
         slot = self._current
         if entry is None or slot is None:
             return False
-        return Path(entry.path).expanduser() == slot.path and slot.threads == self.n_threads
+        return Path(entry.path).expanduser() == slot.path and self._fits(slot, slot.path)
+
+    def _fits(self, slot: _Slot, path: Path) -> bool:
+        return (slot.path == path and slot.threads == self.n_threads
+                and slot.prompt_format == resolve_prompt_format(path, self.prompt_format))
+
+    @property
+    def loaded_prompt_format(self) -> str | None:
+        slot = self._current
+        return slot.prompt_format if slot is not None else None
 
     def users(self) -> int:
         """Leases held, over every loaded model."""
@@ -108,19 +119,20 @@ class ModelLibrary:
             path = default_model_path(task=task) if entry.source == "default" else Path(entry.path).expanduser()
             with self._lock:
                 slot = self._current
-                if slot is not None and slot.path == path and slot.threads == self.n_threads:
+                if slot is not None and self._fits(slot, path):
                     slot.users += 1
                     return ModelLease(self, slot)
             task.check_cancelled()
             task.report(0, 0, f"loading model {path.name}")
             threads = self.n_threads
-            backend = self._open(path, n_threads=threads or None)
+            fmt = resolve_prompt_format(path, self.prompt_format)
+            backend = self._open(path, n_threads=threads or None, prompt_format=fmt)
             if task.cancelled:   # llama.cpp's load cannot be interrupted: drop the model once it is in
                 backend.close()
                 task.check_cancelled()
             task.report(1, 1, f"loaded {path.name}")
             with self._lock:
-                old, self._current = self._current, _Slot(path, threads, backend, users=1)
+                old, self._current = self._current, _Slot(path, threads, fmt, backend, users=1)
                 if old is not None:
                     self._retire_locked(old)
                 return ModelLease(self, self._current)

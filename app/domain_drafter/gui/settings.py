@@ -16,6 +16,7 @@ from domain_drafter.core.paths import atomic_write_bytes, config_dir
 from domain_drafter.drafting.candidate_options import MAX_CANDIDATES, CandidateOptions
 from domain_drafter.drafting.loop import DraftOptions, Feedback
 from domain_drafter.llm.backend import DecodingOptions
+from domain_drafter.llm.factory import AUTO, PROMPT_FORMAT_CHOICES
 from domain_drafter.planning.evaluate import EvaluationOptions
 from domain_drafter.planning.proof_types import EquivalenceMode
 
@@ -35,6 +36,7 @@ class AppSettings:
 
     model: str = ""                       # a GGUF path; "" = the embedded default model
     threads: int = 0                      # llama.cpp CPU threads; 0 = automatic (half the CPUs)
+    prompt_format: str = AUTO             # "auto" (the catalogue's format of the model), "completion" or "chat"
     grammar: bool = _DRAFT.grammar        # constrain decoding to one well-formed action
     free_signature: bool = not _DRAFT.lock_signature   # with the grammar: the model chooses the parameters
     retries: int = _DRAFT.retries         # corrective re-prompts after a failed answer
@@ -82,6 +84,7 @@ class AppSettings:
         return replace(
             self,
             threads=int(clamp(self.threads, 0, 256)),
+            prompt_format=self.prompt_format if self.prompt_format in PROMPT_FORMAT_CHOICES else AUTO,
             retries=int(clamp(self.retries, 0, 10)),
             feedback=self.feedback if self.feedback in {f.value for f in Feedback} else _DRAFT.feedback.value,
             equivalence=(self.equivalence if self.equivalence in {m.value for m in EquivalenceMode}

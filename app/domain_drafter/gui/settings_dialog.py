@@ -28,6 +28,9 @@ from domain_drafter.planning.proof_types import EquivalenceMode
 
 EQUIVALENCE_LABELS = {EquivalenceMode.PROVEN.value: "Proven on the problems (reachable states)",
                       EquivalenceMode.PAPER.value: "The paper's plan heuristic (top-k plans)"}
+PROMPT_FORMAT_LABELS = {"auto": "Automatic (the catalogue's format for the model; else plain)",
+                        "completion": "Plain text (the paper's completion prompt)",
+                        "chat": "Chat (one user message in the model's chat template)"}
 FEEDBACK_LABELS = {Feedback.CHECKS.value: "Checks only (nothing of the reference leaks)",
                    Feedback.PLANS.value: "Checks and counterexample plans"}
 
@@ -60,6 +63,12 @@ class SettingsDialog(QDialog):
         model_row.addWidget(browse)
         self.threads_spin = _spin(0, 256, "CPU threads for llama.cpp", special="Automatic (half the CPUs)")
         self.preload_check = QCheckBox("Load the model in the background when the window opens")
+        self.format_combo = QComboBox()
+        self.format_combo.setObjectName("promptFormat")
+        self.format_combo.setToolTip("How the prompt reaches the model: the paper's plain text, or one user "
+                                     "message in the model's own chat template")
+        for value, label in PROMPT_FORMAT_LABELS.items():
+            self.format_combo.addItem(label, value)
 
         self.grammar_check = QCheckBox("Constrain decoding to one well-formed action (grammar)")
         self.free_signature_check = QCheckBox("Free signature: the model chooses the parameters (with the grammar)")
@@ -98,7 +107,8 @@ class SettingsDialog(QDialog):
         self.seed_spin = _spin(0, 1_000_000, "Seed of the random descriptions and of the examples' choice")
 
         sections = [
-            ("Model", [("Model file", model_row), ("Threads", self.threads_spin), ("", self.preload_check)]),
+            ("Model", [("Model file", model_row), ("Threads", self.threads_spin),
+                       ("Prompt format", self.format_combo), ("", self.preload_check)]),
             ("Generation", [("", self.grammar_check), ("", self.free_signature_check),
                             ("Context examples", self.examples_spin), ("Max new tokens", self.max_tokens_spin),
                             ("Retries", self.retries_spin), ("Feedback", self.feedback_combo)]),
@@ -136,6 +146,7 @@ class SettingsDialog(QDialog):
     def set_values(self, s: AppSettings) -> None:
         self.model_edit.setText(s.model)
         self.threads_spin.setValue(s.threads)
+        self.format_combo.setCurrentIndex(max(0, self.format_combo.findData(s.prompt_format)))
         self.preload_check.setChecked(s.preload_model)
         self.grammar_check.setChecked(s.grammar)
         self.free_signature_check.setChecked(s.free_signature)
@@ -159,6 +170,7 @@ class SettingsDialog(QDialog):
         return AppSettings(
             model=self.model_edit.text().strip(),
             threads=self.threads_spin.value(),
+            prompt_format=self.format_combo.currentData(),
             grammar=self.grammar_check.isChecked(),
             free_signature=self.free_signature_check.isChecked(),
             retries=self.retries_spin.value(),

@@ -3,25 +3,55 @@
 `open_backend(source)` takes a registry name ("default", a model's name), a GGUF path, or the URL
 of an OpenAI-compatible server (http:// or https://). The context size default is written here
 once (`DEFAULT_N_CTX`); callers pass None to get it.
+
+The prompt format a front end offers is "auto", "completion" or "chat": `resolve_prompt_format`
+turns "auto" into the catalogue's format for a model file the catalogue lists (its instruct
+models are "chat") and into the paper's "completion" for anything else.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from domain_drafter.core.errors import ModelError
+from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.llm.backend import PROMPT_FORMATS, PromptFormat
 
 if TYPE_CHECKING:
     from domain_drafter.llm.backend import GenerationBackend
 
+log = logging.getLogger(__name__)
 DEFAULT_N_CTX = 4096
+AUTO = "auto"
+PROMPT_FORMAT_CHOICES: tuple[str, ...] = (AUTO, *PROMPT_FORMATS)
 
 
 def is_endpoint(source: str | Path) -> bool:
     """True when `source` names an HTTP server rather than a local model."""
     return isinstance(source, str) and source.strip().lower().startswith(("http://", "https://"))
+
+
+def resolve_prompt_format(source: str | Path, choice: str = AUTO) -> PromptFormat:
+    """The prompt format to open `source` with: `choice` itself, or for "auto" the catalogue's
+    format of the model file `source` names (matched by file name), else "completion".
+    An endpoint's "auto" is "completion": the server's model is not known here."""
+    if choice in PROMPT_FORMATS:
+        return choice  # type: ignore[return-value]
+    if choice != AUTO:
+        raise ModelError(f"unknown prompt format {choice!r}", where=str(source),
+                         hint="use " + ", ".join(PROMPT_FORMAT_CHOICES))
+    if is_endpoint(source) or str(source) in ("", "default"):
+        return "completion"
+    from domain_drafter.llm.catalogue import load_catalogue  # noqa: PLC0415
+
+    try:
+        catalogue = load_catalogue()
+    except DrafterError as exc:   # a broken user catalogue must not stop a model from loading
+        log.warning("prompt format 'auto' reads as 'completion': %s", exc)
+        return "completion"
+    model = catalogue.find(Path(str(source)).name)
+    return model.prompt_format if model is not None else "completion"  # type: ignore[return-value]
 
 
 def open_backend(

@@ -1,5 +1,7 @@
-"""Generate through an OpenAI-compatible `/v1/completions` server (standard library only).
+"""Generate through an OpenAI-compatible server (standard library only).
 
+The "completion" prompt format posts the paper's prompt to `/v1/completions`; "chat" posts it as
+one user message to `/v1/chat/completions`, where the server applies the model's chat template.
 Works with llama.cpp's `llama-server`, `python -m llama_cpp.server` and vLLM: a way to use models
 too big for the desktop (e.g. the paper's LLaMA-2 70B) on another machine. Text is streamed with
 server-sent events; cancelling closes the connection, which stops the server's generation too.
@@ -100,16 +102,14 @@ class OpenAICompletionsBackend:
         if prefix.endswith("/v1"):
             prefix = prefix[: -len("/v1")]
         self._prefix = prefix
-        self.url = f"{parsed.scheme}://{parsed.netloc}{prefix}/v1/completions"
+        self._route = "/v1/chat/completions" if prompt_format == "chat" else "/v1/completions"
+        self.url = f"{parsed.scheme}://{parsed.netloc}{prefix}{self._route}"
         self.model = model
         self.api_key = api_key
         self.timeout_s = timeout_s
         self.stream = stream
         self.extra_body = dict(DEFAULT_EXTRA_BODY if extra_body is None else extra_body)
         self.prompt_format: PromptFormat = prompt_format
-        if prompt_format != "completion":
-            raise ModelError(f"the {prompt_format!r} prompt format is not supported for a server yet",
-                             where=base_url, hint='use prompt_format "completion" with an endpoint')
         self.retries = RETRIES if retries is None else retries   # None: the module's RETRIES at this call
         self.retry_first_s = RETRY_FIRST_S if retry_first_s is None else retry_first_s
         self.attempts = 0
@@ -165,19 +165,22 @@ class OpenAICompletionsBackend:
                                            hint="the server is busy or failing; try again later",
                                            retry_after_s=_seconds(retry_after))
             hint = "check the API key" if resp.status in (401, 403) else (
-                "is this an OpenAI-compatible server with /v1/completions?" if resp.status == 404 else None
+                f"is this an OpenAI-compatible server with {self._route}?" if resp.status == 404 else None
             )
             raise ModelError(f"the server answered HTTP {resp.status}: {detail}", where=self.url, hint=hint)
         return resp
 
     def _body(self, prompt: str, options: DecodingOptions) -> dict[str, Any]:
         body: dict[str, Any] = {
-            "prompt": prompt,
             "max_tokens": options.max_tokens,
             "temperature": options.temperature,
             "seed": options.seed,
             "stream": self.stream,
         }
+        if self.prompt_format == "chat":
+            body["messages"] = [{"role": "user", "content": prompt}]
+        else:
+            body["prompt"] = prompt
         if options.stop:
             body["stop"] = list(options.stop)
         if options.grammar is not None:
@@ -247,11 +250,11 @@ class OpenAICompletionsBackend:
             watcher = threading.Thread(target=self._watch, args=(task, conn, done), daemon=True)
             watcher.start()
         try:
-            resp = self._post(conn, f"{self._prefix}/v1/completions", self._body(prompt, options))
+            resp = self._post(conn, f"{self._prefix}{self._route}", self._body(prompt, options))
             if not self.stream:
                 data = json.loads(resp.read().decode("utf-8"))
                 choice = (data.get("choices") or [{}])[0]
-                emit(scanner.feed(choice.get("text") or ""))
+                emit(scanner.feed(_choice_text(choice)))
                 finish = choice.get("finish_reason")
                 usage = data.get("usage") or {}
             else:
@@ -261,8 +264,8 @@ class OpenAICompletionsBackend:
                     if event.get("usage"):
                         usage = event["usage"]
                     for choice in event.get("choices") or []:
-                        text = choice.get("text") or ""
-                        if text or choice.get("finish_reason") is None:
+                        text = _choice_text(choice)
+                        if text or (choice.get("finish_reason") is None and not _role_only(choice)):
                             n_chunks += 1
                             if t_first is None:
                                 t_first = time.perf_counter()
@@ -374,6 +377,21 @@ class OpenAICompletionsBackend:
             finally:
                 conn.close()
         return 0
+
+
+def _choice_text(choice: Mapping[str, Any]) -> str:
+    """The text of one choice: `text` (completions), `delta.content` (a streamed chat chunk) or
+    `message.content` (a whole chat answer)."""
+    if "text" in choice:
+        return choice.get("text") or ""
+    part = choice.get("delta") or choice.get("message") or {}
+    return (part.get("content") or "") if isinstance(part, Mapping) else ""
+
+
+def _role_only(choice: Mapping[str, Any]) -> bool:
+    """A streamed chat chunk that only opens the assistant's turn (no token of the answer)."""
+    delta = choice.get("delta")
+    return isinstance(delta, Mapping) and not delta.get("content") and "role" in delta
 
 
 def _seconds(retry_after: str | None) -> float | None:

@@ -135,13 +135,15 @@ class SpecEstimate:
 
 def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | None = None,
                 threads: int | None = None, domain: str = DEFAULT_DOMAIN, ram: int | None = None,
-                meminfo: Path = PROC_MEMINFO, task: TaskState | None = None) -> SpeedReport:
+                meminfo: Path = PROC_MEMINFO, task: TaskState | None = None,
+                prompt_format: str = "auto") -> SpeedReport:
     """Measure the GGUF at `path` on this machine (see the module doc). `ram`: the catalogue's
-    memory estimate, if any, for the warning. Raises ModelError before loading if it cannot fit."""
+    memory estimate, if any, for the warning. prompt_format: as the model will be used ("auto":
+    the catalogue's format for it). Raises ModelError before loading if it cannot fit."""
     from domain_drafter.core.bundle import load_bundle, load_bundled  # noqa: PLC0415
     from domain_drafter.core.prompt import build_prompt  # noqa: PLC0415
     from domain_drafter.llm.backend import DecodingOptions  # noqa: PLC0415
-    from domain_drafter.llm.factory import open_backend  # noqa: PLC0415
+    from domain_drafter.llm.factory import open_backend, resolve_prompt_format  # noqa: PLC0415
     from domain_drafter.llm.gguf_check import inspect_gguf  # noqa: PLC0415
 
     path = Path(path).expanduser()
@@ -157,7 +159,8 @@ def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | 
     available = memory_available(meminfo)
     rss_before = process_rss()
     task.report(0, 3, f"loading {path.name}")
-    with open_backend(path, n_ctx=n_ctx, n_threads=threads) as backend:
+    with open_backend(path, n_ctx=n_ctx, n_threads=threads,
+                      prompt_format=resolve_prompt_format(path, prompt_format)) as backend:
         task.check_cancelled()
         task.report(1, 3, f"reading a {bundle.name} prompt and writing {tokens} tokens")
         generation = backend.generate(prompt.text, DecodingOptions(max_tokens=tokens, stop=()), task=task)

@@ -49,12 +49,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(build_prompt(bundle, action, load_bundled(), options.description_class, options.seed,
                                options.examples, template).text, end="")
         elif streaming:
+            fmt = getattr(backend, "prompt_format", "completion")
             print(f"-- {backend.name}: {bundle.name}/{action} ({options.description_class.value}, seed {args.seed}"
-                  f"{', grammar' if args.grammar else ''})")
+                  f"{', grammar' if args.grammar else ''}{', chat format' if fmt == 'chat' else ''})")
         draft = draft_action(bundle, action, backend, judge, load_bundled(), options, template=template,
                              on_token=on_token, on_round=on_round, task=task)
     if args.json:
-        print(json.dumps(draft.to_dict(), indent=2))
+        print(json.dumps({**draft.to_dict(), "prompt_format": getattr(backend, "prompt_format", "completion")},
+                         indent=2))
     return verdict_exit_code(draft.final.subclass, draft.final.error)
 
 
