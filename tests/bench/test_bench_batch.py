@@ -6,12 +6,15 @@ mid-batch stores only finished answers (the rest stay pending) and --resume comp
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 
 from bench_helpers import write_spec
 
 from domain_drafter.bench.runner import run_experiment
+from domain_drafter.bench.table import build_table, load_results, to_csv, to_json, to_markdown
 from domain_drafter.bench.spec import load_spec
 from domain_drafter.cli import main
 from domain_drafter.core.tasks import TaskState
@@ -97,6 +100,12 @@ def test_prompt_format_per_model_is_used_and_recorded(tmp_path, private_cache):
         (recorded,) = db.execute("SELECT spec FROM runs").fetchone()
     assert json.loads(recorded)["models"][0]["prompt_format"] == "chat"
     assert all(m["stats"]["prompt_tokens"] > 0 for m in generation_meta(out))
+    table = build_table(load_results(out))          # Table 1 says which format the column used
+    assert table.formats == {table.systems[0]: "chat"}
+    assert "| prompt format | chat |" in to_markdown(table)
+    assert json.loads(to_json(table))["prompt_formats"] == {table.systems[0]: "chat"}
+    assert ["prompt format", "chat", ""] == next(r for r in csv.reader(io.StringIO(to_csv(table)))
+                                                 if r[0] == "prompt format")
     spec_path.write_text(spec_path.read_text().replace('"chat"', '"dialogue"'))
     try:
         load_spec(spec_path)

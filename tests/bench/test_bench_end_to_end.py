@@ -60,6 +60,7 @@ def test_192_task_run_reports_tables_and_figures_that_match_the_database(tmp_pat
     assert "| paper SC |" in markdown and "| 12.34 |" in markdown   # the paper's Equivalent for StarCoder
     page = (report / "report.html").read_text()
     assert page.count("data:image/png;base64,") == len(FIGURES) and "http" not in page.split("<body>")[1]
+    assert "| prompt format | completion |" in markdown and "<td>prompt format</td><td>completion</td>" in page
 
     assert main(["bench", "status", str(out), "--json"]) == 0
     status = json.loads(capsys.readouterr().out)

@@ -52,6 +52,10 @@ def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: 
     rows = ["<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>",
             "<tr><td>answers</td>" + "".join(f"<td>{table.totals.get(s, 0)}</td>" for s in table.systems)
             + ("<td></td>" * len(PAPER_SYSTEMS) if with_paper else "") + "</tr>"]
+    if table.formats:
+        rows.append("<tr><td>prompt format</td>" + "".join(f"<td>{html.escape(table.formats.get(s, ''))}</td>"
+                                                          for s in table.systems)
+                    + ("<td></td>" * len(PAPER_SYSTEMS) if with_paper else "") + "</tr>")
     for label in table.labels:
         cls = (' class="total"' if label in table.class_labels() else
                ' class="proof first"' if table.proof_labels and label == table.proof_labels[0] else

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain_drafter.bench.store import ResultsStore
@@ -97,6 +97,7 @@ class Results:
     systems: tuple[str, ...]           # in the order the run made them
     sizes: dict                        # system -> model size in billions of parameters, where known
     pending: int                       # tasks without a verdict yet
+    formats: dict = field(default_factory=dict)   # system -> prompt format(s) its answers used, where known
 
 
 def load_results(path: str | Path) -> Results:
@@ -117,8 +118,31 @@ def load_results(path: str | Path) -> Results:
                     model_sizes[m["name"]] = float(m["size_b"])
         system_model = dict(store.db.execute("SELECT system, model FROM tasks GROUP BY system").fetchall())
         pending = store.count() - store.count("evaluated")
+        formats = _prompt_formats(store)
     sizes = {s: model_sizes[m] for s, m in system_model.items() if m in model_sizes}
-    return Results(rows, systems, sizes, pending)
+    return Results(rows, systems, sizes, pending, formats)
+
+
+def _prompt_formats(store: ResultsStore) -> dict[str, str]:
+    """system -> the prompt format its answers were generated with ("completion", "chat", or both
+    joined by "+"), read from each answer's generation record; for answers without one (files
+    written before it was recorded), the run spec's format for the model; imports: unknown."""
+    spec_formats: dict[str, str] = {}
+    for run in store.runs():
+        if run.kind == "run":
+            for m in run.spec.get("models", []):
+                spec_formats.setdefault(m["name"], m.get("prompt_format", "completion"))
+    found: dict[str, set[str]] = {}
+    for system, model, generation in store.db.execute(
+            "SELECT system, model, generation FROM tasks WHERE status = 'evaluated'"):
+        try:
+            fmt = json.loads(generation).get("prompt_format") if generation else None
+        except (ValueError, AttributeError):
+            fmt = None
+        fmt = fmt or spec_formats.get(model)
+        if fmt:
+            found.setdefault(system, set()).add(fmt)
+    return {system: "+".join(sorted(fmts)) for system, fmts in found.items()}
 
 
 @dataclass(frozen=True)
@@ -129,6 +153,7 @@ class Table:
     totals: dict
     counts: dict          # (label, system) -> count
     labels: tuple[str, ...]
+    formats: dict = field(default_factory=dict)   # system -> prompt format, where known
 
     def percent(self, label: str, system: str) -> float:
         n = self.totals.get(system, 0)
@@ -166,7 +191,7 @@ def build_table(results: Results) -> Table:
         labels += PROOF_LABELS
     elif has_proof:
         labels += (PROVEN_EQUIVALENT,)
-    return Table(results.systems, totals, counts, labels)
+    return Table(results.systems, totals, counts, labels, dict(results.formats))
 
 
 def paper_values(label: str) -> tuple[float, ...] | None:
@@ -183,6 +208,9 @@ def to_markdown(table: Table, with_paper: bool = False) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
              "| answers | " + " | ".join(str(table.totals.get(s, 0)) for s in table.systems)
              + (" | " + " | ".join("" for _ in PAPER_SYSTEMS) if with_paper else "") + " |"]
+    if table.formats:
+        lines.append("| prompt format | " + " | ".join(table.formats.get(s, "") for s in table.systems)
+                     + (" | " + " | ".join("" for _ in PAPER_SYSTEMS) if with_paper else "") + " |")
     for label in table.labels:
         name = f"**{label}**" if label in table.class_labels() else label
         cells = [f"{table.percent(label, s):.2f} ({table.counts.get((label, s), 0)})" for s in table.systems]
@@ -204,6 +232,9 @@ def to_csv(table: Table, with_paper: bool = False) -> str:
     writer.writerow(header)
     writer.writerow(["answers"] + [x for s in table.systems for x in ("100.00", table.totals.get(s, 0))]
                     + ([""] * len(PAPER_SYSTEMS) if with_paper else []))
+    if table.formats:
+        writer.writerow(["prompt format"] + [x for s in table.systems for x in (table.formats.get(s, ""), "")]
+                        + ([""] * len(PAPER_SYSTEMS) if with_paper else []))
     for label in table.labels:
         row = [label]
         for s in table.systems:
@@ -216,7 +247,7 @@ def to_csv(table: Table, with_paper: bool = False) -> str:
 
 
 def to_json(table: Table) -> str:
-    return json.dumps({"systems": list(table.systems), "answers": table.totals,
+    return json.dumps({"systems": list(table.systems), "answers": table.totals, "prompt_formats": table.formats,
                        "rows": {label: {s: {"percent": round(table.percent(label, s), 2),
                                             "count": table.counts.get((label, s), 0)} for s in table.systems}
                                 for label in table.labels}}, indent=2)
