@@ -176,3 +176,26 @@ def test_stored_answers_are_judged_again_without_generating(tmp_path, tiny_model
     assert json.loads(rows[keys[0]]["generation"])["rejudged_from"] == "paper.sqlite"
     with pytest.raises(Exception, match="file of their own"):
         rejudge(tmp_path / "proven.sqlite", tmp_path / "proven.sqlite")
+
+
+def test_a_bad_answers_line_stops_rejudging_where_an_import_would_skip_it(tmp_path, tiny_model):
+    from domain_drafter.bench.importer import read_answers
+    from domain_drafter.bench.jsonl import read_json_lines
+    from domain_drafter.core.errors import UsageError
+
+    spec = load_spec(write_spec(tmp_path / "bad.toml", tiny_model, domains='["gripper"]'))
+    key = spec.tasks()[0].key
+    source = tmp_path / "answers.jsonl"
+    source.write_text(json.dumps({"id": key, "output": MOVE, "domain": "gripper", "action": "move", "class": "base",
+                                  "model": "m"}) + "\n\n{broken\n[1, 2]\n", encoding="utf-8")
+    lines = read_json_lines(source)                      # one reader: blank lines skipped, numbers kept
+    assert [(line.number, line.problem is None) for line in lines] == [(1, True), (3, False), (4, False)]
+    assert lines[2].problem == "not a JSON object"
+    with pytest.raises(UsageError, match="line 3 is not valid JSON") as info:
+        rejudge(source, tmp_path / "out.sqlite", spec=spec)
+    assert "answers.jsonl" in str(info.value.where)
+    tasks, problems = read_answers(source)               # the import goes on past both bad lines
+    assert len(tasks) == 1 and [p.line for p in problems] == [3, 4]
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"id": "caf\xe9"}\n')
+    with pytest.raises(UsageError, match="not UTF-8 text"):
+        rejudge(tmp_path / "latin1.jsonl", tmp_path / "out2.sqlite", spec=spec)

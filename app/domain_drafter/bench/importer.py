@@ -8,12 +8,12 @@ reported with its line number and skipped; the other lines go on.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from domain_drafter.bench.jsonl import read_json_lines
 from domain_drafter.bench.runner import EvaluationQueue, Progress
 from domain_drafter.bench.spec import BenchTask
 from domain_drafter.bench.store import ResultsStore
@@ -41,23 +41,11 @@ def read_answers(source: Path) -> tuple[list[BenchTask], list[LineProblem]]:
     from domain_drafter.core.bundle import load_bundle
     from domain_drafter.core.descriptions import DescriptionClass
 
-    try:
-        lines = source.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise UsageError(f"cannot read the answers file: {exc.strerror}", where=source) from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"the answers file is not UTF-8 text (byte {exc.start})", where=source) from None
     tasks, problems = [], []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(LineProblem(number, f"not valid JSON ({exc.msg} at column {exc.colno})"))
-            continue
-        if not isinstance(record, dict):
-            problems.append(LineProblem(number, "not a JSON object"))
+    for line in read_json_lines(source):   # a bad line is reported and skipped; the others go on
+        number, record = line.number, line.record
+        if record is None:
+            problems.append(LineProblem(number, line.problem or "unreadable"))
             continue
         missing = [f for f in REQUIRED if f not in record]
         wrong = [f for f in REQUIRED if f in record and not isinstance(record[f], str)]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from domain_drafter.bench.jsonl import read_json_lines
 from domain_drafter.bench.runner import EvaluationQueue, Progress, prepare_store
 from domain_drafter.bench.spec import ExperimentSpec, spec_from_dict
 from domain_drafter.bench.store import ResultsStore
@@ -72,26 +73,16 @@ def _from_results(source: Path) -> tuple[dict[str, StoredAnswer], ExperimentSpec
 
 
 def _from_jsonl(source: Path) -> dict[str, StoredAnswer]:
-    try:
-        lines = source.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"the answers file is neither a results file nor UTF-8 text (byte {exc.start})",
-                         where=source) from None
     answers: dict[str, StoredAnswer] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"line {number} is not valid JSON ({exc.msg} at column {exc.colno})",
-                             where=source) from None
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str) \
-                or not isinstance(record.get("output"), str):
-            raise UsageError(f"line {number} needs string fields 'id' (the task key) and 'output'", where=source,
-                             hint="answers written by `bench run` results carry both")
+    for line in read_json_lines(source):
+        record = line.record
+        if record is None:   # re-judging must match the spec's tasks exactly: stop at a bad line
+            raise UsageError(f"line {line.number} is {line.problem}", where=source)
+        if not isinstance(record.get("id"), str) or not isinstance(record.get("output"), str):
+            raise UsageError(f"line {line.number} needs string fields 'id' (the task key) and 'output'",
+                             where=source, hint="answers written by `bench run` results carry both")
         if record["id"] in answers:
-            raise UsageError(f"line {number} repeats the task key {record['id']!r}", where=source)
+            raise UsageError(f"line {line.number} repeats the task key {record['id']!r}", where=source)
         answers[record["id"]] = StoredAnswer(record["output"])
     return answers
 
