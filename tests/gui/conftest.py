@@ -35,17 +35,18 @@ _offscreen_laptop_screen()
 
 
 @pytest.fixture(scope="session")
-def gui_homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """One cache (reference plans, verdicts) and one config folder (window geometry) for all GUI tests."""
-    root = tmp_path_factory.mktemp("gui-home")
-    return {"DOMAIN_DRAFTER_CACHE": root / "cache", "XDG_CONFIG_HOME": root / "config"}
+def gui_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache (reference plans, verdicts, the assembled default model) for all GUI tests."""
+    return tmp_path_factory.mktemp("gui-cache")
 
 
 @pytest.fixture(autouse=True)
-def private_homes(gui_homes: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep the user's cache and settings untouched."""
-    for name, path in gui_homes.items():
-        monkeypatch.setenv(name, str(path))
+def private_homes(gui_cache: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the user's cache and settings untouched. The config folder (settings.json, gui.conf with
+    the window geometry and recent domains) is each test's own, so no test sees a window state or a
+    setting that an earlier test saved: the tests pass in any order."""
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(gui_cache))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("gui-config")))
 
 
 @pytest.fixture
