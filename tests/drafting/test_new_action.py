@@ -77,3 +77,16 @@ def test_try_it_shows_whether_and_where_plans_use_it(copy):
     unused = try_action(copy, "transfer", KStarPlanner(k=5), text=never)
     assert not unused.used and all(p.status == "solved" and p.using == 0 for p in unused.problems)
     assert "none of" in unused.problems[0].message
+
+
+def test_writing_a_new_action_leaves_the_copy_alone_until_it_is_recorded(copy, tiny_backend):
+    from domain_drafter.drafting.new_action import record_new_action, write_new_action
+
+    options = DraftOptions(grammar=True)
+    prompt = new_action_prompt(copy, "transfer", load_bundled(), options)
+    before = copy.snapshot()
+    answer = write_new_action(prompt, copy.vocabulary(), "transfer", tiny_backend, options)
+    assert copy.snapshot() == before and not copy.entry("transfer").attempts   # what a worker may run
+    assert answer.check.passed and answer.model == tiny_backend.name
+    attempt = record_new_action(copy, answer, options)                          # what the owner's thread does
+    assert copy.entry("transfer").attempts[-1] == attempt and attempt.text == answer.answer

@@ -11,10 +11,11 @@ import dataclasses
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from domain_drafter.core.answers import CheckReport
+from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
+from domain_drafter.core.model import Domain
 from domain_drafter.core.plan_words import plan_in_words
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
@@ -48,6 +49,21 @@ def new_action_prompt(workspace: WorkingCopy, name: str, pool: Sequence[DomainBu
 
 
 @dataclass(frozen=True)
+class NewActionAnswer:
+    """A model's answer for a new action, checked against the vocabulary (not yet recorded)."""
+
+    name: str
+    prompt: Prompt
+    answer: str
+    check: CheckReport
+    model: str
+
+    @property
+    def message(self) -> str:
+        return self.check.findings[0].message if self.check.findings else "passed the syntax and semantic checks"
+
+
+@dataclass(frozen=True)
 class NewActionDraft:
     prompt: Prompt
     answer: str
@@ -55,24 +71,43 @@ class NewActionDraft:
     attempt: Attempt
 
 
+def write_new_action(prompt: Prompt, vocabulary: Domain, name: str, backend: GenerationBackend,
+                     options: DraftOptions = DraftOptions(), *, on_token: Callable[[str], None] | None = None,
+                     task: TaskState | None = None) -> NewActionAnswer:
+    """Ask the model for the new action `name` and check the answer against `vocabulary`.
+
+    Touches no working copy: a front end takes the prompt and the vocabulary from its copy first
+    (new_action_prompt, WorkingCopy.vocabulary), runs this in a worker, then records the answer
+    where the copy lives (record_new_action)."""
+    decoding = options.decoding
+    if options.grammar:
+        grammar = ActionGrammar(vocabulary, name, lock_signature=options.lock_signature)
+        decoding = replace(decoding, grammar=grammar.to_gbnf())
+    generation = backend.generate(prompt.text, decoding, on_token=on_token, task=task)
+    return NewActionAnswer(name, prompt, generation.text, check_answer(generation.text, vocabulary, name),
+                           backend.name)
+
+
+def record_new_action(workspace: WorkingCopy, answer: NewActionAnswer, options: DraftOptions) -> Attempt:
+    """The answer as an attempt of the new action in `workspace`."""
+    check = answer.check
+    return workspace.add_attempt(answer.name, answer.answer, source="model", model=answer.model,
+                                 options={"class": "base", "seed": options.seed, "grammar": options.grammar},
+                                 subclass=check.subclass.value if check.subclass else None, message=answer.message)
+
+
 def draft_new_action(workspace: WorkingCopy, name: str, backend: GenerationBackend, pool: Sequence[DomainBundle],
                      options: DraftOptions = DraftOptions(), *, template: PromptTemplate | None = None,
                      on_token: Callable[[str], None] | None = None,
                      task: TaskState | None = None) -> NewActionDraft:
-    """Ask the model for the new action; check the answer against the vocabulary; record it as an attempt."""
+    """Prompt, write, check and record the new action in one call (for a caller that owns `workspace`
+    on this thread, e.g. a script)."""
     entry = _new_entry(workspace, name)
     prompt = new_action_prompt(workspace, entry.name, pool, options, template)
-    decoding = options.decoding
-    if options.grammar:
-        grammar = ActionGrammar(workspace.vocabulary(), entry.name, lock_signature=options.lock_signature)
-        decoding = replace(decoding, grammar=grammar.to_gbnf())
-    generation = backend.generate(prompt.text, decoding, on_token=on_token, task=task)
-    check = workspace.check(entry.name, generation.text)
-    message = check.findings[0].message if check.findings else "passed the syntax and semantic checks"
-    attempt = workspace.add_attempt(entry.name, generation.text, source="model", model=backend.name,
-                                    options={"class": "base", "seed": options.seed, "grammar": options.grammar},
-                                    subclass=check.subclass.value if check.subclass else None, message=message)
-    return NewActionDraft(prompt, generation.text, check, attempt)
+    answer = write_new_action(prompt, workspace.vocabulary(), entry.name, backend, options, on_token=on_token,
+                              task=task)
+    attempt = record_new_action(workspace, answer, options)
+    return NewActionDraft(prompt, answer.answer, answer.check, attempt)
 
 
 @dataclass(frozen=True)

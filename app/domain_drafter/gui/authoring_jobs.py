@@ -11,11 +11,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import UsageError
 from domain_drafter.core.model import Domain, TypedName
@@ -23,11 +21,10 @@ from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.prompt import Prompt, PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.loop import DraftOptions, draft_action
-from domain_drafter.drafting.new_action import TryReport, try_action
+from domain_drafter.drafting.new_action import NewActionAnswer, TryReport, try_action, write_new_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.model_library import ModelLease
-from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.domain_compare import DomainComparison, compare_domains
 from domain_drafter.planning.evaluate import Evaluator
 from domain_drafter.planning.kstar import KStarPlanner
@@ -91,40 +88,12 @@ def draft_one_job(lease: LeaseSource, bundle: DomainBundle, name: str, evaluator
         return ActionOutcome(name, draft), held.backend.name
 
 
-@dataclass(frozen=True)
-class NewActionAnswer:
-    """A model's answer for a new action, checked against the vocabulary; the GUI thread records it."""
-
-    name: str
-    prompt: Prompt
-    answer: str
-    check: CheckReport
-    model: str
-
-    @property
-    def message(self) -> str:
-        return self.check.findings[0].message if self.check.findings else "passed the syntax and semantic checks"
-
-
 def new_action_job(lease: LeaseSource, prompt: Prompt, vocabulary: Domain, name: str, options: DraftOptions, *,
                    task: TaskState) -> NewActionAnswer:
-    """Ask the model for a new action (prompt and vocabulary taken on the GUI thread); never touches the copy."""
-    decoding = options.decoding
-    if options.grammar:
-        grammar = ActionGrammar(vocabulary, name, lock_signature=options.lock_signature)
-        decoding = dataclasses.replace(decoding, grammar=grammar.to_gbnf())
+    """Ask the model for a new action (prompt and vocabulary taken on the GUI thread); never touches the copy.
+    The GUI thread records the answer (drafting.new_action.record_new_action)."""
     with lease(task) as held:
-        generation = held.backend.generate(prompt.text, decoding, task=task)
-        model = held.backend.name
-    return NewActionAnswer(name, prompt, generation.text, check_answer(generation.text, vocabulary, name), model)
-
-
-def record_new_answer(workspace: WorkingCopy, answer: NewActionAnswer, options: DraftOptions) -> None:
-    """On the GUI thread: the answer as an attempt of the new action."""
-    check = answer.check
-    workspace.add_attempt(answer.name, answer.answer, source="model", model=answer.model,
-                          options={"class": "base", "seed": options.seed, "grammar": options.grammar},
-                          subclass=check.subclass.value if check.subclass else None, message=answer.message)
+        return write_new_action(prompt, vocabulary, name, held.backend, options, task=task)
 
 
 def try_job(workspace: WorkingCopy, name: str, planner: KStarPlanner, text: str, *, task: TaskState) -> TryReport:

@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Callable
 
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.new_action import TryReport, new_action_prompt
+from domain_drafter.drafting.new_action import NewActionAnswer, TryReport, new_action_prompt, record_new_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, record
 from domain_drafter.gui.authoring_jobs import (
-    NewActionAnswer, detached_copy, draft_all_job, draft_one_job, judge_job, new_action_job, record_new_answer,
-    try_job,
+    detached_copy, draft_all_job, draft_one_job, judge_job, new_action_job, try_job,
 )
 from domain_drafter.gui.errors import describe_error
 from domain_drafter.gui.model_library import ModelLease
@@ -101,7 +100,7 @@ class AuthoringRunsMixin:
 
     def _on_drafted(self, result: object) -> None:
         if isinstance(result, NewActionAnswer):
-            record_new_answer(self.workspace, result, self._options)
+            record_new_action(self.workspace, result, self._options)
             name, verdict = result.name, result.check.subclass.value if result.check.subclass else "passed the checks"
         else:
             outcome, model = result
