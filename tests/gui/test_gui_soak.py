@@ -4,7 +4,8 @@ A Qt binding that drops a reference to None on every void call (PySide6 6.12.0 o
 passes every short test and aborts the app after a few minutes of typing. These tests drive the
 real windows offscreen for as long as an ordinary editing session takes to do the same number of
 Qt calls: 5,000 characters typed with highlighting on, 20 rounds of judging, and on Python < 3.12
-they also measure None's reference count across the whole session.
+they also measure None's reference count across the whole session. A third drives 40 Generate
+rounds through the whole job machinery (model lease, worker, streaming, judging).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from PySide6.QtTest import QTest
 
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring_window import AuthoringWindow
+from domain_drafter.llm.speed_check import process_rss
 from gui_helpers import run_job, select
 
 CHARACTERS = 5000
@@ -132,3 +134,44 @@ def test_a_long_editing_session_in_the_authoring_window(qtbot, bundles, tmp_path
     if MORTAL_NONE:
         assert abs(drift) < ALLOWED_DRIFT, f"None's reference count moved by {drift} during the session"
     win.close()
+
+
+GENERATIONS = 40
+
+
+def test_forty_generate_rounds_in_the_main_window(qtbot, window, tiny_model):
+    """Generate again and again, free and with the grammar, over two actions: each round ends with
+    its badge, the same action and mode give the same answer every time, every job gives its model
+    lease and its thread back and is freed (measured before the fix: every worker of the session,
+    with its arguments, stayed alive in the thread pool), and memory after the first rounds stays flat."""
+    import gc
+
+    from PySide6.QtCore import QThreadPool
+
+    from domain_drafter.gui.workers import TaskWorker
+
+    window.add_model_file(tiny_model)
+    answers: dict[tuple[str, bool], str] = {}
+    rss_warm = before = None
+    for i in range(GENERATIONS):
+        action = ("pick", "drop")[i % 2]
+        grammar = (i // 2) % 2 == 1
+        select(qtbot, window, "gripper", action)
+        window.grammar_check.setChecked(grammar)
+        assert run_job(qtbot, window, window.generate_action.trigger) == ("generate", "finished")
+        qtbot.waitUntil(lambda: not window.runner.busy, timeout=30_000)
+        text = window.drafts.streamed_text
+        assert answers.setdefault((action, grammar), text) == text, f"round {i} changed its answer"
+        assert window.result_panel.badge.text()
+        assert window.state.models.users() == 0          # the job gave its model lease back
+        if i == 5:   # after the warm-up (the model, the plans and the caches of both actions)
+            gc.collect()   # earlier tests' garbage, freed now rather than during the measurement
+            rss_warm, before = process_rss(), sys.getrefcount(None)
+    assert len(answers) == 4 and QThreadPool.globalInstance().activeThreadCount() == 0
+    gc.collect()
+    drift = sys.getrefcount(None) - before
+    alive = [o for o in gc.get_objects() if isinstance(o, TaskWorker)]
+    assert len(alive) <= 2, f"{len(alive)} workers outlived their jobs"
+    assert rss_warm is not None and process_rss() - rss_warm < 16 * 2**20
+    if MORTAL_NONE:
+        assert abs(drift) < ALLOWED_DRIFT, f"None's reference count moved by {drift} during the session"

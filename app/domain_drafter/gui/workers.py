@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.tasks import Cancelled, TaskState
@@ -74,13 +74,17 @@ class WorkerSignals(QObject):
     done = Signal()  # after any of finished / failed / cancelled
 
 
-class TaskWorker(QRunnable):
-    """One call of a plain function on a pool thread; `cancel()` is safe from any thread."""
+class TaskWorker:
+    """One call of a plain function on a pool thread; `cancel()` is safe from any thread.
+
+    A plain Python object, not a QRunnable: the pool is given the bound `run` (Qt wraps it in a
+    runnable it deletes itself), so once the job has ended nothing but its owner refers to it.
+    (PySide keeps a QRunnable started with autoDelete off alive for as long as the pool lives:
+    measured, every job of a session, with its arguments and error, was kept.)
+    """
 
     def __init__(self, fn: Callable[..., Any], *args: Any, kind: JobKind = JobKind.OTHER,
                  streams_tokens: bool = False, **kwargs: Any):
-        super().__init__()
-        self.setAutoDelete(False)  # Python owns it (TaskRunner keeps it until `done`)
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.kind = kind
         self.streams_tokens = streams_tokens
@@ -153,7 +157,7 @@ class TaskRunner(QObject):
         was_busy = self.busy
         self._active.append(worker)
         worker.signals.done.connect(self._on_done)
-        self.pool.start(worker)
+        self.pool.start(worker.run)
         self.job_started.emit(worker.kind)
         if not was_busy:
             self.busy_changed.emit(True)
