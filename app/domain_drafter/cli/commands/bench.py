@@ -88,7 +88,7 @@ def cmd_bench_rejudge(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec) if args.spec else None
     printer = ProgressPrinter(plain=True if args.plain else None)
     try:
-        summary = rejudge(Path(args.source), Path(args.out), spec=spec, equivalence=args.equivalence,
+        summary = rejudge([Path(s) for s in args.source], Path(args.out), spec=spec, equivalence=args.equivalence,
                           executor=args.executor, workers=args.workers, on_progress=printer)
     finally:
         printer.close()
@@ -100,6 +100,14 @@ def cmd_bench_rejudge(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(f"results: {summary.path} ({summary.evaluated}/{summary.total} tasks judged; {summary.judged_now} now)")
     return 0 if summary.evaluated == summary.total else 1
+
+
+def cmd_bench_export(args: argparse.Namespace) -> int:
+    from domain_drafter.bench.export import export_answers
+
+    n = export_answers(Path(args.results), Path(args.out))
+    print(f"{args.out}: {n} judged answers")
+    return 0
 
 
 def cmd_bench_report(args: argparse.Namespace) -> int:
@@ -166,7 +174,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = bsub.add_parser("rejudge", help="judge the answers of a results file (or answers JSONL) again, "
                                         "without generating: e.g. with both verdicts after an upgrade")
-    p.add_argument("source", help="results .sqlite, or answers JSONL (then --spec is needed)")
+    p.add_argument("source", nargs="+", help="results .sqlite, or answers JSONL (then --spec is needed); "
+                   "several merge shards of one experiment (with --spec of the whole experiment)")
     p.add_argument("--out", required=True, help="the new results .sqlite (run again to continue it)")
     p.add_argument("--spec", help="the experiment .toml that made the answers (default: the one stored in SOURCE)")
     add_equivalence_option(p)
@@ -174,6 +183,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=None, help="local evaluation processes (default: the spec's)")
     p.add_argument("--plain", action="store_true", help="plain progress lines even on a terminal")
     p.set_defaults(func=cmd_bench_rejudge)
+
+    p = bsub.add_parser("export", help="the judged answers of a results file as JSONL (for `bench import`, "
+                                       "`bench rejudge` and your own analysis)")
+    p.add_argument("results")
+    p.add_argument("--out", required=True, help="the .jsonl file to write")
+    p.set_defaults(func=cmd_bench_export)
 
     p = bsub.add_parser("report", help="Table 1 (Markdown, CSV, HTML) and figures (PNG, SVG) from a results file")
     p.add_argument("results")
