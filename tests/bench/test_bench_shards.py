@@ -29,10 +29,9 @@ def answers(db_path) -> dict[str, str]:
 
 def test_two_seed_shards_merge_into_the_whole_experiment_and_export(tmp_path, tiny_model, private_cache, capsys):
     whole = write_spec(tmp_path / "whole.toml", tiny_model, domains=DOMAINS, prompts=2, extra="first_seed = 0")
-    late = write_spec(tmp_path / "late.toml", tiny_model, domains=DOMAINS, prompts=1, extra="first_seed = 1")
-    early = write_spec(tmp_path / "early.toml", tiny_model, domains=DOMAINS, prompts=1, extra="first_seed = 0")
-    for spec, out in ((whole, "whole"), (early, "early"), (late, "late")):
-        assert main(["bench", "run", str(spec), "--out", str(tmp_path / f"{out}.sqlite"), "--plain"]) in (0, 1)
+    for out, shard in (("whole", []), ("early", ["--prompts-per-action", "1"]),
+                       ("late", ["--prompts-per-action", "1", "--first-seed", "1"])):
+        assert main(["bench", "run", str(whole), "--out", str(tmp_path / f"{out}.sqlite"), "--plain", *shard]) in (0, 1)
     merged = tmp_path / "merged.sqlite"
     shards = [str(tmp_path / "early.sqlite"), str(tmp_path / "late.sqlite")]
     assert main(["bench", "rejudge", *shards, "--out", str(merged), "--plain"]) == 2   # two specs: which whole?

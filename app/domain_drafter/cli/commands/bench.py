@@ -17,6 +17,8 @@ def _apply_overrides(spec, args: argparse.Namespace):
     changes = {}
     if args.prompts_per_action is not None:
         changes["prompts_per_action"] = args.prompts_per_action
+    if getattr(args, "first_seed", None) is not None:
+        changes["first_seed"] = args.first_seed
     if args.grammar is not None:
         changes["grammar"] = GRAMMAR_MODES[args.grammar]
     if args.domains:
@@ -150,6 +152,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--executor", default=None, help="'local' (default) or dask://HOST:PORT")
     p.add_argument("--workers", type=int, default=None, help="local evaluation processes (default: the spec's)")
     p.add_argument("--prompts-per-action", type=int, default=None, help="override the spec's prompts per action")
+    p.add_argument("--first-seed", type=int, default=None,
+                   help="override the spec's first prompt seed (a shard of seeds; see bench rejudge to merge)")
     p.add_argument("--grammar", choices=sorted(GRAMMAR_MODES), default=None,
                    help="decoding modes: off, on, or both side by side (default: the spec's)")
     p.add_argument("--domains", help="comma-separated domains instead of the spec's")
