@@ -169,3 +169,19 @@ def test_the_event_loop_never_stalls_while_loading_generating_and_checking(qtbot
     assert watchdog.ticks > elapsed_ms / 50   # the timer really ran all along
     assert max(phases.values()) <= STALL_LIMIT_MS, f"the event loop stalled (worst gap per phase, ms): {phases}"
     window.close()
+
+
+def test_a_catalogue_chat_model_loads_in_its_chat_template_and_the_status_bar_says_so(qtbot, private_homes,
+                                                                                     tmp_path):
+    from tiny_gguf import CHATML_TEMPLATE, write_tiny_llama
+
+    chat = write_tiny_llama(tmp_path / "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf", chat_template=CHATML_TEMPLATE)
+    window = open_main_window(qtbot, AppSettings(model=str(chat)))          # Prompt format: Automatic
+    status = window.model_status
+    qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=JOB_TIMEOUT_MS)
+    assert status.loaded_model.prompt_format == "chat" and "chat format" in status.model_label.text()
+    window.state.update_settings(replace(window.app_settings, prompt_format="completion"), save=False)
+    assert status.preload(window.current_model())                         # the plain prompt: loaded again
+    qtbot.waitUntil(lambda: not status.busy and status.loaded_model is not None, timeout=JOB_TIMEOUT_MS)
+    assert status.loaded_model.prompt_format == "completion" and "chat format" not in status.model_label.text()
+    assert window.close()

@@ -61,6 +61,7 @@ class LoadedModel:
     load_time_s: float
     threads: int
     warmed_tokens: int   # prompt tokens already in the model's cache (0: none)
+    prompt_format: str = "completion"   # "completion" (the paper's plain prompt) or "chat"
 
 
 def preload_model(models: ModelLibrary, entry: ModelEntry, warm_prompt: str = "", *,
@@ -81,7 +82,7 @@ def preload_model(models: ModelLibrary, entry: ModelEntry, warm_prompt: str = ""
                 warmed = generation.stats.prompt_tokens
             task.report(1, 1, "model ready")
         return LoadedModel(lease.path.name, lease.path, getattr(backend, "load_time_s", 0.0),
-                           getattr(backend, "n_threads", 0), warmed)
+                           getattr(backend, "n_threads", 0), warmed, getattr(backend, "prompt_format", "completion"))
 
 
 def generate_answer(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str,

@@ -125,7 +125,8 @@ class ModelStatus(QObject):
         self.last_error = ""
         if model.warmed_tokens:
             self.warmed_prompt = prompt
-        self.model_label.setText(f"Model: {model.name} ({threads_text(model.threads)}, "
+        chat = ", chat format" if model.prompt_format == "chat" else ""
+        self.model_label.setText(f"Model: {model.name} ({threads_text(model.threads)}{chat}, "
                                  f"loaded in {model.load_time_s:.1f} s)")
         self.model_label.setToolTip(str(model.path))
         self.loaded.emit(model)
