@@ -43,7 +43,7 @@ def test_speed_check_measures_the_tiny_model_on_a_real_prompt(tiny_model):
     assert (estimate.spec, estimate.tasks, estimate.max_tokens) == ("paper-exp1", 1920, 300)
     assert estimate.total_s == pytest.approx(1920 * per_answer)
     lines = format_report(report, estimate)
-    assert lines[2].startswith(f"  prompt: {report.prompt_tokens} tokens") and "tokens/s" in lines[3]
+    assert lines[2].startswith(f"  prompt (completion format): {report.prompt_tokens} tokens") and "tokens/s" in lines[3]
     assert "paper-exp1: 1,920 answers, at most" in lines[-1]
 
 
@@ -83,3 +83,14 @@ def test_cli_models_check_of_a_catalogue_model_not_yet_installed_says_to_pull_it
     monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
     code, _, err = run_models(capsys, "check", "qwen2.5-coder-7b")
     assert code == 2 and "not installed" in err and "domain-drafter models pull qwen2.5-coder-7b" in err
+
+
+def test_a_catalogue_chat_model_is_measured_in_its_chat_template(tmp_path, monkeypatch):
+    from tiny_gguf import CHATML_TEMPLATE, write_tiny_llama
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    chat = write_tiny_llama(tmp_path / "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf", chat_template=CHATML_TEMPLATE)
+    auto, plain = speed_check(chat, tokens=4), speed_check(chat, tokens=4, prompt_format="completion")
+    assert (auto.prompt_format, plain.prompt_format) == ("chat", "completion")
+    assert auto.prompt_tokens > plain.prompt_tokens   # the template's turn markers around the same prompt
+    assert "(chat format)" in format_report(auto)[2] and auto.to_dict()["prompt_format"] == "chat"

@@ -90,6 +90,7 @@ class SpeedReport:
     rss_after: int | None
     available_before: int | None
     warning: str = ""
+    prompt_format: str = "completion"   # how the measured prompt was read: "completion" or "chat"
 
     @property
     def prompt_tps(self) -> float:
@@ -169,13 +170,15 @@ def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | 
         stats = generation.stats
         load_s = float(getattr(backend, "load_time_s", 0.0))
         used_threads = int(getattr(backend, "n_threads", threads or 0))
+        used_format = str(getattr(backend, "prompt_format", "completion"))
     task.report(3, 3, "measured")
     return SpeedReport(
         model=info.name, path=path, size=info.file_size, threads=used_threads, load_s=load_s,
         prompt_tokens=stats.prompt_tokens, prompt_s=stats.time_to_first_token_s,
         generated_tokens=stats.generated_tokens,
         generate_s=max(0.0, stats.wall_time_s - stats.time_to_first_token_s),
-        rss_before=rss_before, rss_after=rss_after, available_before=available, warning=warning)
+        rss_before=rss_before, rss_after=rss_after, available_before=available, warning=warning,
+        prompt_format=used_format)
 
 
 def estimate_spec(report: SpeedReport, spec: "ExperimentSpec") -> SpecEstimate:
@@ -194,7 +197,8 @@ def format_report(report: SpeedReport, estimate: SpecEstimate | None = None, max
     lines = [
         f"{report.model} ({report.path.name}, {mib(report.size)}), {report.threads} threads:",
         f"  loaded in {report.load_s:.1f} s",
-        f"  prompt: {report.prompt_tokens} tokens in {report.prompt_s:.2f} s = {report.prompt_tps:,.1f} tokens/s",
+        f"  prompt ({report.prompt_format} format): {report.prompt_tokens} tokens in {report.prompt_s:.2f} s = "
+        f"{report.prompt_tps:,.1f} tokens/s",
         f"  generation: {report.generated_tokens} tokens, {report.generate_tps:,.1f} tokens/s",
         f"  memory: {mib(report.memory_used)} used by the model (resident {mib(report.rss_before)} before, "
         f"{mib(report.rss_after)} after; {mib(report.available_before)} were available)",
