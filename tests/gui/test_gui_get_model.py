@@ -92,6 +92,7 @@ def test_download_shows_progress_and_eta_stops_resumes_then_checks_speed(qtbot, 
     assert ended.args == ["check", "finished"], dialog.last_error
     text = dialog.status.text()
     assert "tiny-random-llama" in text and "tokens/s" in text and "one answer: at most" in text
+    assert "paper-exp1: 1,920 answers, at most" in text   # the paper's experiment 1 with this model
 
 
 def test_a_refused_download_is_shown_in_the_dialog(qtbot, catalogue, served_bytes):

@@ -21,7 +21,7 @@ from domain_drafter.gui.workers import TaskRunner, TaskWorker
 from domain_drafter.llm.catalogue import Catalogue, CatalogueModel, installed_path, load_catalogue
 from domain_drafter.llm.download import PullResult, hub_endpoint, pull_model
 from domain_drafter.llm.models import ModelEntry, default_model_path, list_models, user_models_dir
-from domain_drafter.llm.speed_check import SpeedReport, format_report, speed_check
+from domain_drafter.llm.speed_check import SpecEstimate, SpeedReport, estimate_spec, format_report, speed_check
 
 Index = QModelIndex | QPersistentModelIndex
 DisplayRole = Qt.ItemDataRole.DisplayRole
@@ -73,10 +73,25 @@ class CatalogueTableModel(ReadOnlyTable):
                 self.dataChanged.emit(cell, cell, [DisplayRole])
 
 
-def _check_speed(model: CatalogueModel, path: Path, *, task) -> SpeedReport:  # noqa: ANN001
+ESTIMATE_SPEC = "paper-exp1.toml"   # the estimate the speed check gives: the paper's experiment 1
+
+
+def _check_speed(model: CatalogueModel, path: Path, *, task) -> tuple[SpeedReport, SpecEstimate | None]:  # noqa: ANN001
+    """Measure the model, and estimate the paper's experiment 1 with it (the spec is read here, off
+    the GUI thread)."""
+    from importlib import resources  # noqa: PLC0415
+
+    from domain_drafter.bench.spec import load_spec  # noqa: PLC0415
+
     if model.embedded:
         path = default_model_path(task=task)
-    return speed_check(path, ram=model.ram, task=task)
+    report = speed_check(path, ram=model.ram, task=task)
+    spec_path = Path(str(resources.files("domain_drafter.resources"))) / "experiments" / ESTIMATE_SPEC
+    try:
+        estimate = estimate_spec(report, load_spec(spec_path))
+    except DrafterError:   # a damaged installation: the measurement alone still says a lot
+        estimate = None
+    return report, estimate
 
 
 class GetModelDialog(QDialog):
@@ -216,7 +231,10 @@ class GetModelDialog(QDialog):
             self.progress_bar.setValue(done)
         self.status.setText(message)
 
-    def _on_finished(self, result: PullResult | SpeedReport) -> None:
+    def _on_finished(self, result: PullResult | tuple[SpeedReport, SpecEstimate | None]) -> None:
+        estimate = None
+        if isinstance(result, tuple):
+            result, estimate = result
         self.last_result = result
         if isinstance(result, PullResult):
             self.table_model.set_installed(result.model, result.path)
@@ -226,7 +244,7 @@ class GetModelDialog(QDialog):
         else:
             self.progress_bar.setRange(0, 1)
             self.progress_bar.setValue(1)
-            self.status.setText("<br>".join(format_report(result)))
+            self.status.setText("<br>".join(format_report(result, estimate)))
         self._end("finished")
 
     def _on_failed(self, error: object) -> None:
