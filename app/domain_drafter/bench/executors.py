@@ -2,19 +2,37 @@
 
 Both are `concurrent.futures.Executor`s, so the runner has one code path. Local workers are
 started with 'spawn': the parent may hold a loaded llama.cpp model and its threads (or Qt),
-which a forked child must not inherit.
+which a forked child must not inherit. A local worker ends itself when its parent is gone (a run
+killed with SIGKILL, or by anything that gives it no time to shut the pool down): measured before,
+the idle workers stayed forever, adopted by init.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
+import threading
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Iterator
 
 from domain_drafter.core.errors import UsageError
 
 DASK_PREFIX = "dask://"
+
+
+PARENT_CHECK_S = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Pool worker initializer: a daemon thread that ends this process once `parent` is gone."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)   # noqa: SLF001 - nothing of the dead run is worth a clean interpreter exit
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def describe(target: str | None, workers: int) -> str:
@@ -27,7 +45,8 @@ def open_executor(target: str | None, workers: int) -> Iterator[Executor]:
     if not target or target == "local":
         if workers < 1:
             raise UsageError(f"workers must be at least 1, got {workers}")
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_exit_with_parent, initargs=(os.getpid(),))
         try:
             yield pool
         finally:

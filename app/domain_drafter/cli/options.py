@@ -37,35 +37,43 @@ def read_answer(spec: str | None) -> str:
 
 
 @contextlib.contextmanager
-def cancel_on_sigint() -> Iterator[TaskState]:
+def cancel_on_sigint(*, sigterm: bool = False, check: bool = True) -> Iterator[TaskState]:
     """A task that Ctrl-C cancels, instead of raising KeyboardInterrupt wherever the main thread is.
 
     The engine then stops its own way: K* process groups killed, temp dirs removed, workers
     joined; the command raises Cancelled and exits 130. A second Ctrl-C changes nothing (the
     stop is already under way, and interrupting it would leave planners and temp dirs behind).
+    sigterm: SIGTERM (a scheduler's or a service manager's stop) stops the same way. check=False:
+    the caller looks at `task.cancelled` itself instead of Cancelled being raised at the end.
+    A SIGINT the command was started with ignored (a background job) stays ignored.
     """
     task = TaskState()
     if threading.current_thread() is not threading.main_thread():
         yield task
         return
 
-    def on_sigint(signum: int, frame: object) -> None:
+    def on_signal(signum: int, frame: object) -> None:
         if not task.cancelled:
             print("domain-drafter: stopping...", file=sys.stderr, flush=True)
         task.cancel()
-        # Further Ctrl-Cs are ignored by the OS from now on: a Python handler would be reset to the
-        # default one while the interpreter shuts down, and a late Ctrl-C would then kill the process
-        # by SIGINT instead of letting it exit 130.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # Further signals are ignored from now on: a Python handler would be reset to the default
+        # one while the interpreter shuts down, and a late Ctrl-C would then kill the process by
+        # SIGINT instead of letting it exit 130.
+        for sig in handled:
+            signal.signal(sig, signal.SIG_IGN)
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    handled = [sig for sig in ((signal.SIGINT, signal.SIGTERM) if sigterm else (signal.SIGINT,))
+               if signal.getsignal(sig) is not signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, on_signal) for sig in handled}
     try:
         yield task
-        task.check_cancelled()  # Ctrl-C during the last, uncancellable step still means "stopped"
+        if check:
+            task.check_cancelled()  # a signal during the last, uncancellable step still means "stopped"
     finally:
-        # Once stopping, the command only exits, still ignoring Ctrl-C (see on_sigint).
+        # Once stopping, the command only exits, still ignoring the signals (see on_signal).
         if not task.cancelled:
-            signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def add_target(p: argparse.ArgumentParser, domain_help: str, answer: bool = True) -> None:

@@ -8,7 +8,8 @@ import sys
 import threading
 from pathlib import Path
 
-from domain_drafter.cli.options import add_equivalence_option, add_planner_options
+from domain_drafter.cli.options import (EXIT_INTERRUPTED, add_equivalence_option, add_planner_options,
+                                        cancel_on_sigint)
 
 GRAMMAR_MODES = {"off": (False,), "on": (True,), "both": (False, True)}
 
@@ -38,29 +39,36 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
     from domain_drafter.bench.progress import ProgressPrinter
     from domain_drafter.bench.runner import run_experiment
     from domain_drafter.bench.spec import load_spec
-    from domain_drafter.core.tasks import TaskState
 
     spec = _apply_overrides(load_spec(args.spec), args)
     out = Path(args.out) if args.out else Path(f"{spec.name}.sqlite")
     printer = ProgressPrinter(plain=True if args.plain else None)
     tasks = len(spec.tasks())
     print(f"bench: {spec.name}: {tasks} tasks ({len(spec.systems())} system(s)) -> {out}", file=sys.stderr)
-    task = TaskState()
-    timer = threading.Timer(args.max_minutes * 60, task.cancel) if args.max_minutes else None
-    if timer is not None:
-        timer.daemon = True
-        timer.start()
-    try:
-        summary = run_experiment(spec, out, resume=args.resume, executor=args.executor, workers=args.workers,
-                                 task=task, on_progress=printer)
-    finally:
-        printer.close()
+    timed_out = threading.Event()
+    with cancel_on_sigint(sigterm=True, check=False) as task:
+        def time_is_up() -> None:
+            timed_out.set()
+            task.cancel()
+
+        timer = threading.Timer(args.max_minutes * 60, time_is_up) if args.max_minutes else None
         if timer is not None:
-            timer.cancel()
+            timer.daemon = True
+            timer.start()
+        try:
+            summary = run_experiment(spec, out, resume=args.resume, executor=args.executor, workers=args.workers,
+                                     task=task, on_progress=printer)
+        finally:
+            printer.close()
+            if timer is not None:
+                timer.cancel()
     print(f"results: {summary.path} ({summary.evaluated}/{summary.total} tasks judged; "
           f"{summary.generated_now} generated and {summary.evaluated_now} judged now)")
     if summary.cancelled:
-        print(f"stopped after {args.max_minutes:g} minutes; add --resume to continue", file=sys.stderr)
+        why = f"after {args.max_minutes:g} minutes" if timed_out.is_set() else "by a signal"
+        print(f"stopped {why}; add --resume to continue", file=sys.stderr)
+        if not timed_out.is_set():
+            return EXIT_INTERRUPTED
     return 0 if summary.evaluated == summary.total else 1
 
 
