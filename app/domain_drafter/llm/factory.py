@@ -43,15 +43,37 @@ def resolve_prompt_format(source: str | Path, choice: str = AUTO) -> PromptForma
                          hint="use " + ", ".join(PROMPT_FORMAT_CHOICES))
     if is_endpoint(source) or str(source) in ("", "default"):
         return "completion"
-    from domain_drafter.llm.catalogue import load_catalogue  # noqa: PLC0415
+    catalogue = _catalogue()
+    model = catalogue.find(Path(str(source)).name) if catalogue is not None else None
+    return model.prompt_format if model is not None else "completion"  # type: ignore[return-value]
 
+
+_cached: tuple[tuple, object] | None = None   # (the catalogue files' mtimes, the Catalogue read then)
+
+
+def _catalogue():  # noqa: ANN202 - a Catalogue, or None when the user's file is broken
+    """The catalogue, read again only when one of its files changed (the desktop app asks often,
+    on its GUI thread: a stat per file, not a TOML parse)."""
+    global _cached
+    from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue, user_catalogue_path  # noqa: PLC0415
+
+    def stamp(path: Path) -> tuple:
+        try:
+            st = path.stat()
+        except OSError:
+            return (str(path), None)
+        return (str(path), st.st_mtime_ns, st.st_size)
+
+    key = (stamp(bundled_catalogue_path()), stamp(user_catalogue_path()))
+    if _cached is not None and _cached[0] == key:
+        return _cached[1]
     try:
         catalogue = load_catalogue()
     except DrafterError as exc:   # a broken user catalogue must not stop a model from loading
         log.warning("prompt format 'auto' reads as 'completion': %s", exc)
-        return "completion"
-    model = catalogue.find(Path(str(source)).name)
-    return model.prompt_format if model is not None else "completion"  # type: ignore[return-value]
+        catalogue = None
+    _cached = (key, catalogue)
+    return catalogue
 
 
 def open_backend(
