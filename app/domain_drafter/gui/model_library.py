@@ -94,7 +94,7 @@ class ModelLibrary:
         slot = self._current
         if entry is None or slot is None:
             return False
-        return Path(entry.path).expanduser() == slot.path and self._fits(slot, slot.path)
+        return self._fits(slot, Path(entry.path).expanduser())
 
     def _fits(self, slot: _Slot, path: Path) -> bool:
         return (slot.path == path and slot.threads == self.n_threads
