@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from domain_drafter.bench.store import ResultsStore
+from domain_drafter.bench.store import ResultsStore, RunInfo
 from domain_drafter.core.errors import UsageError
 
 # (label, class or subclass value, is a class total)
@@ -112,33 +112,31 @@ def load_results(path: str | Path) -> Results:
                      for r in store.rows("evaluated"))
         systems = tuple(r[0] for r in store.db.execute("SELECT system FROM tasks GROUP BY system ORDER BY MIN(ord)"))
         model_sizes: dict[str, float] = {}
-        for run in store.runs():
+        runs = store.runs()
+        for run in runs:
             for m in run.spec.get("models", []):
                 if m.get("size_b") is not None:
                     model_sizes[m["name"]] = float(m["size_b"])
         system_model = dict(store.db.execute("SELECT system, model FROM tasks GROUP BY system").fetchall())
         pending = store.count() - store.count("evaluated")
-        formats = _prompt_formats(store)
+        formats = _prompt_formats(store, runs)
     sizes = {s: model_sizes[m] for s, m in system_model.items() if m in model_sizes}
     return Results(rows, systems, sizes, pending, formats)
 
 
-def _prompt_formats(store: ResultsStore) -> dict[str, str]:
+def _prompt_formats(store: ResultsStore, runs: list[RunInfo]) -> dict[str, str]:
     """system -> the prompt format its answers were generated with ("completion", "chat", or both
     joined by "+"), read from each answer's generation record; for answers without one (files
     written before it was recorded), the run spec's format for the model; imports: unknown."""
     spec_formats: dict[str, str] = {}
-    for run in store.runs():
+    for run in runs:
         if run.kind == "run":
             for m in run.spec.get("models", []):
                 spec_formats.setdefault(m["name"], m.get("prompt_format", "completion"))
     found: dict[str, set[str]] = {}
-    for system, model, generation in store.db.execute(
-            "SELECT system, model, generation FROM tasks WHERE status = 'evaluated'"):
-        try:
-            fmt = json.loads(generation).get("prompt_format") if generation else None
-        except (ValueError, AttributeError):
-            fmt = None
+    for system, model, fmt in store.db.execute(
+            "SELECT DISTINCT system, model, CASE WHEN json_valid(generation) "
+            "THEN json_extract(generation, '$.prompt_format') END FROM tasks WHERE status = 'evaluated'"):
         fmt = fmt or spec_formats.get(model)
         if fmt:
             found.setdefault(system, set()).add(fmt)
