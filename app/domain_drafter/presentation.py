@@ -52,6 +52,8 @@ def format_evaluation(result) -> str:
     else:
         lines.append(verdict_name(result.subclass) + (" (cached)" if result.cached else ""))
     lines.append(f"  {proof_headline(result.proof, result.equivalence) or result.message}")
+    if result.proof is not None and result.proof.score is not None and result.proof.proven:
+        lines.append(f"  score: {result.proof.score.words}")
     proof_cx = result.proof.counterexample if result.proof is not None else None
     if proof_cx is not None:
         lines.extend(format_distinguishing_state(proof_cx))

@@ -61,21 +61,23 @@ def _evaluate(evaluator, bundles, domain, action, old, new):
 def test_checks_feedback_never_shows_a_reference_plan(evaluator, bundles):
     npapp = _evaluate(evaluator, bundles, "blocksworld", "stack", "(on ?x ?y)", "(on ?y ?x)")
     assert npapp.subclass is Subclass.NP_APP
-    assert diagnostic_for(npapp, Feedback.CHECKS) is None
-    said = diagnostic_for(npapp, Feedback.PLANS)
-    # proven mode: the proof's distinguishing state, in words (its step and what each domain does there)
+    bundle = bundles["blocksworld"]
+    assert diagnostic_for(bundle, "stack", npapp, Feedback.CHECKS) is None
+    said = diagnostic_for(bundle, "stack", npapp, Feedback.PLANS)
+    # proven mode: the proof's distinguishing state, worded as the edit it calls for
     state = npapp.proof.counterexample.state
-    assert said and state.step in said and state.reference in said and state.generated in said
+    assert said and state.step in said and state.issues and state.issues[0] in said
 
 
 def test_noplan_and_check_findings_are_said_in_plain_words(evaluator, bundles):
     noplan = _evaluate(evaluator, bundles, "blocksworld", "pick-up", "(holding ?x) ", "")
     assert noplan.subclass is Subclass.NO_PLAN
-    assert "no plan" in diagnostic_for(noplan, Feedback.CHECKS)
+    bundle = bundles["blocksworld"]
+    assert "can never be reached" in diagnostic_for(bundle, "pick-up", noplan, Feedback.CHECKS)
     semantic = _evaluate(evaluator, bundles, "blocksworld", "pick-up", "(handempty)", "(arm-empty)")
-    assert "arm-empty" in diagnostic_for(semantic, Feedback.CHECKS)
+    assert "arm-empty" in diagnostic_for(bundle, "pick-up", semantic, Feedback.CHECKS)
     equivalent = _evaluate(evaluator, bundles, "blocksworld", "pick-up", "(clear ?x)", "(clear ?x)")
-    assert diagnostic_for(equivalent, Feedback.PLANS) is None
+    assert diagnostic_for(bundle, "pick-up", equivalent, Feedback.PLANS) is None
 
 
 def test_round_start_hook_separates_the_rounds(tiny_backend, evaluator, bundles):

@@ -52,9 +52,9 @@ def spy_on_engine(monkeypatch) -> EngineCalls:
         calls.add("plans", (self.k, self.time_limit_s))
         return plan(self, *args, **kwargs)
 
-    def spied_diagnostic(result, feedback):
+    def spied_diagnostic(bundle, action, result, feedback):
         calls.add("feedback", feedback)
-        return diagnostic_for(result, feedback)
+        return diagnostic_for(bundle, action, result, feedback)
 
     def spied_add_attempt(self, name, *args, **kwargs):
         calls.add("attempts", (name, threading.current_thread().name))

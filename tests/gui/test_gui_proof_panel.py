@@ -152,9 +152,11 @@ def test_state_view_and_feedback_say_where_the_domains_part(heavy_pack, judge):
     text = feedback_text(cx)
     assert text.startswith(f"on problem {cx.state.problem}, {where}")
     assert cx.state.reference in text and cx.state.generated in text and cx.state.step in text
-    # corrective feedback: the state in words with --feedback plans; nothing of the reference with checks
-    assert diagnostic_for(result, Feedback.PLANS) == text
-    assert diagnostic_for(result, Feedback.CHECKS) is None
+    # corrective feedback: the state, worded as the edit it calls for, with --feedback plans; nothing of the
+    # reference with checks
+    said = diagnostic_for(heavy_pack, "pack-first", result, Feedback.PLANS)
+    assert cx.state.step in said and cx.state.issues and cx.state.issues[0] in said
+    assert diagnostic_for(heavy_pack, "pack-first", result, Feedback.CHECKS) is None
     path = free_problem_path(heavy_pack.folder / "problems", cx, "pack-first")
     assert path.name == f"cx-pack-first-{cx.state.problem}-01.pddl"
     assert read_problem(cx.problem_pddl).objects          # a complete problem, as PDDL

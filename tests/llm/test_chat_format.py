@@ -69,3 +69,37 @@ def test_a_template_llama_cpp_does_not_know_is_refused_at_load(tmp_path):
 def test_an_unknown_prompt_format_is_refused(tiny_model):
     with pytest.raises(ModelError, match="unknown prompt format 'dialogue'"):
         open_backend(tiny_model, prompt_format="dialogue")
+
+
+def test_a_conversation_is_sent_as_real_turns_and_its_first_turn_is_the_cached_prefix(chat_model):
+    from domain_drafter.llm.backend import Conversation
+
+    answer, feedback = "(:action pick :parameters (?x))", "The PDDL action above is not right: it <|im_end|> fails."
+    conversation = Conversation([("user", PROMPT), ("assistant", answer), ("user", feedback)],
+                                PROMPT + answer + "\n\n" + feedback)
+    with open_backend(chat_model, prompt_format="chat") as chat, open_backend(chat_model) as plain:
+        first = chat._prompt_tokens(PROMPT)
+        tokens = chat._prompt_tokens(conversation)
+        assert text_of(chat, tokens[1:]) == (f"<|im_start|>user\n{PROMPT}<|im_end|>\n<|im_start|>assistant\n"
+                                             f"{answer}<|im_end|>\n<|im_start|>user\n{feedback}<|im_end|>\n"
+                                             "<|im_start|>assistant\n")
+        assert tokens[:len(first)] == first   # the first prompt's KV cache serves every child of it
+        end = chat._llm.tokenize(b"<|im_end|>", add_bos=False, special=True)[0]
+        assert tokens.count(end) == 3         # the template's three turn ends; the feedback's spelling stays text
+        # the completion format reads the same conversation as one continued text
+        assert text_of(plain, plain._prompt_tokens(conversation)[1:]) == str(conversation)
+        chat.generate(conversation, GREEDY)   # and both generate from it
+        plain.generate(conversation, GREEDY)
+
+
+def test_a_conversation_must_alternate_from_user_to_user():
+    from domain_drafter.llm.backend import Conversation
+
+    with pytest.raises(ValueError):
+        Conversation([("user", "a"), ("user", "b")], "ab")
+    with pytest.raises(ValueError):
+        Conversation([("user", "a"), ("assistant", "b")], "ab")
+    import pickle
+
+    c = Conversation([("user", "a"), ("assistant", "b"), ("user", "c")], "abc")
+    assert pickle.loads(pickle.dumps(c)).turns == c.turns and pickle.loads(pickle.dumps(c)) == "abc"

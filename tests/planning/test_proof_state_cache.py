@@ -32,7 +32,11 @@ def test_a_second_answer_reads_the_states_from_disk_and_pays_only_the_comparison
     mutant = dataclasses.replace(move, effect=move.effect[:1])
     second = prove_equivalence(bundle.domain, bundle.domain.with_action(mutant), bundle.problems, actions=["move"],
                                states=other)
-    assert (other.hits, other.misses) == (1, 0)  # the difference is on the first problem
+    assert (other.hits, other.misses) == (2, 0)  # both problems from disk: the score counts on every problem
+    third = StateCache(tmp_path)
+    prove_equivalence(bundle.domain, bundle.domain.with_action(mutant), bundle.problems, actions=["move"],
+                      states=third, settings=dataclasses.replace(EXPLORE, score=False, shortcuts=True))
+    assert (third.hits, third.misses) == (1, 0)  # without the score: the difference is on the first problem
     assert second.subclass is Subclass.NP_APP and first.subclass is Subclass.EQUIVALENT
     for problem in bundle.problems:
         stored = other.get(StateCache.key(bundle.domain.to_pddl(), problem.text), 100_000)

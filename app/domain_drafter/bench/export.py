@@ -25,7 +25,15 @@ def answer_lines(results: Path) -> list[dict]:
         return [{"id": r["key"], "domain": r["domain"], "action": r["action"], "class": r["description_class"],
                  "model": r["system"], "seed": r["seed"], "grammar": bool(r["grammar"]), "output": r["answer"] or "",
                  "subclass_here": r["subclass"], "paper_subclass_here": r["paper_subclass"],
-                 "proof_method_here": r["proof_method"], "are_here": r["are_total"]} for r in rows]
+                 "proof_method_here": r["proof_method"], "are_here": r["are_total"],
+                 "model_name": r["model"], "strategy": _strategy(r["generation"])} for r in rows]
+
+
+def _strategy(generation: str | None) -> str:
+    try:
+        return str((json.loads(generation) if generation else {}).get("strategy", "one-shot"))
+    except ValueError:
+        return "one-shot"
 
 
 def export_answers(results: str | Path, out: str | Path) -> int:

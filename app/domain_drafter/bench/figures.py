@@ -166,7 +166,25 @@ def equivalence_proof(table: Table, out: Path) -> list[Path]:
     return _save(fig, out, "fig-equivalence-proof")
 
 
-def write_figures(results: Results, out: Path, table: Table | None = None) -> list[Path]:
+def equivalent_vs_calls(stats, out: Path) -> list[Path]:
+    """Proven Equivalent (% of actions) against the model calls spent, one curve per strategy (system)."""
+    plt = _pyplot()
+    budget = max([max(s.found_at, default=1) for s in stats] + [int(round(s.per_action(s.calls))) for s in stats]
+                 + [1])
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    for s in stats:
+        points = s.curve(budget)
+        ax.step([x for x, _ in points], [y for _, y in points], where="post", label=s.system, marker=".")
+    ax.set_xlabel("model calls per action")
+    ax.set_ylabel("% of actions proven Equivalent")
+    ax.set_xlim(0.5, budget + 0.5)
+    ax.set_ylim(0, 100)
+    ax.set_title("Proven Equivalent against model calls spent")
+    ax.legend(loc="upper left", bbox_to_anchor=(1, 1), frameon=False, fontsize=8)
+    return _save(fig, out, "fig-equivalent-vs-calls")
+
+
+def write_figures(results: Results, out: Path, table: Table | None = None, strategies=None) -> list[Path]:
     """The five figures (six with proofs) as PNG and SVG in `out`; returns the files."""
     table = table or build_table(results)
     out.mkdir(parents=True, exist_ok=True)
@@ -174,4 +192,6 @@ def write_figures(results: Results, out: Path, table: Table | None = None) -> li
              *per_description_class(results, out), *are_histogram(results, out)]
     if table.proof_labels:
         files += equivalence_proof(table, out)
+    if strategies:
+        files += equivalent_vs_calls(strategies, out)
     return files

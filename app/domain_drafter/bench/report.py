@@ -30,20 +30,44 @@ def write_report(results_path: Path, out: Path, *, with_paper: bool = False, fig
                        ("table1.json", to_json(table))):
         (out / name).write_text(text, encoding="utf-8")
         files.append(out / name)
+    from domain_drafter.bench.strategy_table import (has_strategies, load_strategy_stats, strategies_json,
+                                                     strategies_markdown)
+
+    stats = load_strategy_stats(results_path)
+    stats = stats if has_strategies(stats) else []
+    if stats:
+        for name, text in (("strategies.md", strategies_markdown(stats)), ("strategies.json", strategies_json(stats))):
+            (out / name).write_text(text, encoding="utf-8")
+            files.append(out / name)
     figure_files: list[Path] = []
     if figures:
         from domain_drafter.bench.figures import write_figures
 
-        figure_files = write_figures(results, out, table)
+        figure_files = write_figures(results, out, table, stats)
         files += figure_files
     page = out / "report.html"
     page.write_text(_html(results_path, results, table, with_paper,
-                          [p for p in figure_files if p.suffix == ".png"]), encoding="utf-8")
+                          [p for p in figure_files if p.suffix == ".png"], stats), encoding="utf-8")
     files.append(page)
     return files
 
 
-def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: list[Path]) -> str:
+def _strategies_html(stats) -> str:
+    if not stats:
+        return ""
+    from domain_drafter.bench.strategy_table import ROWS
+
+    head = "<tr><th>strategy</th>" + "".join(f"<th>{html.escape(s.system)}</th>" for s in stats) + "</tr>"
+    body = "".join("<tr><td>" + html.escape(label) + "</td>" + "".join(f"<td>{html.escape(cell(s))}</td>"
+                                                                         for s in stats) + "</tr>"
+                   for label, cell in ROWS)
+    return ("<h2>Strategies at equal cost</h2><p>Each strategy stops at the first proven Equivalent answer or when "
+            "its budget of model calls is spent; the stored answer is the best one it found. Mean score: the "
+            "agreement score (METHOD 6b) of that answer (syntax and semantic errors count 0).</p>"
+            f"<table>{head}{body}</table>")
+
+
+def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: list[Path], stats=()) -> str:
     from domain_drafter.bench.store import ResultsStore
 
     with ResultsStore(source) as store:
@@ -96,6 +120,7 @@ img {{ max-width: 640px; }}
 <h1>Benchmark results: {html.escape(source.name)}</h1>
 <p>Percent of judged answers per class and subclass (count in brackets), in the layout of the paper's Table 1.</p>
 {pending}<table>{''.join(rows)}</table>{proof_note}{paper_note}
+{_strategies_html(stats)}
 <h2>Runs</h2><ul>{run_lines}</ul>
 <h2>Figures</h2>{images}
 </body></html>

@@ -258,14 +258,29 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
         report(f"{model.name}: {row['domain']}/{row['action']}")
 
     corrective = _CorrectiveDrafts(spec, pool, template) if spec.retries > 0 else None
+    strategy_of = spec.strategy_of()
+    searched = [r for r in pending if strategy_of.get(r["system"], "one-shot") != "one-shot"]
+    strategies = None
+    if searched:
+        from domain_drafter.bench.strategies import StrategyDrafts
+
+        strategies = StrategyDrafts(spec, pool, template)
     with open_backend(model, spec) as backend:
         try:
-            if corrective is None and spec.batch > 1 and hasattr(backend, "generate_stream"):
+            if corrective is None and strategies is None and spec.batch > 1 and hasattr(backend, "generate_stream"):
                 _generate_batched(backend, spec.batch, pending, prepared, store_answer, evaluations, task)
                 return
             for row in pending:
                 if task is not None:
                     task.check_cancelled()
+                strategy = strategy_of.get(row["system"], "one-shot")
+                if strategies is not None and strategy != "one-shot":
+                    bundle = bundles[row["domain"]]
+                    cls = DescriptionClass.parse(row["description_class"])
+                    decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
+                    strategies.run(row, strategy, bundle, cls, decoding, backend, store, evaluations, task)
+                    written(row)
+                    continue
                 if corrective is not None:
                     bundle = bundles[row["domain"]]
                     cls = DescriptionClass.parse(row["description_class"])
@@ -282,6 +297,8 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
         finally:
             if corrective is not None:
                 corrective.close()
+            if strategies is not None:
+                strategies.close()
 
 
 def _generate_batched(backend, batch, pending, prepared, store_answer, evaluations, task) -> None:

@@ -16,12 +16,8 @@ from typing import Any
 
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.errors import DomainError, DrafterError, UsageError
+from domain_drafter.drafting.options import FEEDBACK_KINDS
 from domain_drafter.llm.backend import PROMPT_FORMATS
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
 
 # Answers in flight per llama.cpp batch (tests/perf/test_batch_perf.py, Gemma-3 270M, 1 thread on a
 # busy 2-vCPU VM): with the experiment's ~930-token prompts prompt evaluation dominates and B = 2, 4, 8
@@ -32,7 +28,9 @@ DEFAULT_BATCH = 1
 _MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env", "prompt_format"}
 _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", "first_seed", "examples", "k",
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
-             "reuse_prompt_cache", "batch", "models", "equivalence"}
+             "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search"}
+STRATEGIES = ("one-shot", "retries", "best-of", "search")
+_SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s"}
 
 
 @dataclass(frozen=True)
@@ -75,9 +73,14 @@ class ExperimentSpec:
     reuse_prompt_cache: bool = True
     batch: int = DEFAULT_BATCH        # answers decoded together by llama.cpp (see DEFAULT_BATCH)
     description: str = ""
+    strategies: tuple[str, ...] = ("one-shot",)   # how each task's answer is found (bench/strategies.py)
+    search: dict = field(default_factory=dict)    # the [search] table: budget, width, children, feedback, ...
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if list(self.strategies) == ["one-shot"] and not self.search:   # specs written before strategies existed
+            data.pop("strategies")
+            data.pop("search")
         # prompt_format "completion" is left out so that specs written before it existed keep their fingerprint
         data["models"] = [{k: v for k, v in asdict(m).items()
                            if v is not None and not (k == "prompt_format" and v == "completion")}
@@ -103,8 +106,12 @@ class ExperimentSpec:
             return bundled_names()
         return list(self.domains)
 
-    def systems(self) -> list[tuple[ModelSpec, bool]]:
-        return [(m, g) for m in self.models for g in self.grammar]
+    def systems(self) -> list[tuple[ModelSpec, bool, str]]:
+        return [(m, g, s) for m in self.models for g in self.grammar for s in self.strategies]
+
+    def strategy_of(self) -> dict[str, str]:
+        """system name -> its strategy."""
+        return {system_name(m.name, g, s): s for m, g, s in self.systems()}
 
     def tasks(self) -> list["BenchTask"]:
         """Every task of the run, in generation order.
@@ -124,17 +131,50 @@ class ExperimentSpec:
                     for spec_name, bundle in zip(names, bundles):
                         for action in bundle.action_names:
                             for grammar in self.grammar:
-                                out.append(BenchTask(system_name(model.name, grammar), model.name, grammar,
-                                                     spec_name, action, cls, seed))
+                                for strategy in self.strategies:
+                                    out.append(BenchTask(system_name(model.name, grammar, strategy), model.name,
+                                                         grammar, spec_name, action, cls, seed))
         return out
 
     def with_overrides(self, **changes: Any) -> "ExperimentSpec":
         return replace(self, **changes)
 
 
-def system_name(model: str, grammar: bool) -> str:
-    """The column a (model, decoding mode) pair gets in the tables."""
-    return f"{model} +grammar" if grammar else model
+def _search_table(raw: Any, fail) -> dict:
+    """The [search] table, checked: the same limits as SearchOptions (a budget of at least 1 ...)."""
+    from domain_drafter.drafting.options import Feedback, SearchOptions
+
+    if not isinstance(raw, dict):
+        fail("'search' must be a table: [search] budget = 16 width = 4 children = 4 feedback = \"all\"")
+    bad = set(raw) - _SEARCH_KEYS
+    if bad:
+        fail("[search]: unknown key(s) " + ", ".join(sorted(bad)), "valid keys: " + ", ".join(sorted(_SEARCH_KEYS)),
+             sorted(bad)[0])
+    kinds = {"budget": int, "width": int, "children": int, "feedback": str, "temperature": float, "max_tokens": int,
+             "time_limit_s": float}
+    out = {}
+    for key, value in raw.items():
+        kind = kinds[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            fail(f"[search] '{key}' must be {kind.__name__}, not {value!r}", None, key)
+        out[key] = value
+    if "feedback" in out and out["feedback"] not in FEEDBACK_KINDS:
+        fail(f"[search] feedback must be one of {', '.join(FEEDBACK_KINDS)}, not {out['feedback']!r}", None,
+             "feedback")
+    try:
+        SearchOptions(**{**out, "feedback": Feedback(out.get("feedback", "all"))})
+    except DrafterError as exc:
+        bad_key = next((k for k in out if f"'{k}'" in exc.what), None)
+        fail(f"[search]: {exc.what}", exc.hint, bad_key)
+    return out
+
+
+def system_name(model: str, grammar: bool, strategy: str = "one-shot") -> str:
+    """The column a (model, decoding mode, strategy) gets in the tables; one-shot is the paper's (no suffix)."""
+    name = f"{model} +grammar" if grammar else model
+    return name if strategy == "one-shot" else f"{name} [{strategy}]"
 
 
 @dataclass(frozen=True)
@@ -156,21 +196,21 @@ class BenchTask:
 
 
 def load_spec(path: str | Path) -> ExperimentSpec:
-    """Read and check an experiment TOML; DomainError naming the file and the bad key otherwise."""
+    """Read and check an experiment TOML; DomainError naming the file, the line and the bad key otherwise."""
+    from domain_drafter.core.toml_source import TomlSource
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read the experiment spec: {exc.strerror}", where=path) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DomainError(f"the experiment spec is not valid TOML: {exc}", where=path) from None
-    return spec_from_dict(data, where=path)
+    if not path.is_file():
+        raise UsageError(f"cannot read the experiment spec: no such file", where=path)
+    source = TomlSource.read(path, "experiment spec")
+    return spec_from_dict(source.data, where=path, source=source)
 
 
-def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> ExperimentSpec:
-    def fail(what: str, hint: str | None = None) -> None:
+def spec_from_dict(data: dict[str, Any], where: Path | str | None = None, source: Any = None) -> ExperimentSpec:
+    """`source` (a TomlSource) points errors at the line of the key they are about."""
+    def fail(what: str, hint: str | None = None, keys: tuple[str, ...] = ()) -> None:
+        if source is not None and keys:
+            raise source.fail(what, *keys, hint=hint)
         raise DomainError(what, where=where, hint=hint)
 
     unknown = set(data) - _RUN_KEYS
@@ -228,8 +268,18 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None) -> Exp
             fields[key] = value
     if fields.get("prompts_per_action", 1) < 1 or fields.get("workers", 1) < 1 or fields.get("batch", 1) < 1:
         fail("prompts_per_action, workers and batch must be at least 1")
-    if fields.get("feedback", "checks") not in ("checks", "plans"):
-        fail("feedback must be 'checks' or 'plans'")
+    strategies = listed("strategies", ("one-shot",))
+    for st in strategies:
+        if st not in STRATEGIES:
+            fail(f"unknown strategy {st!r}", "strategies are " + ", ".join(STRATEGIES), ("strategies",))
+    if len(set(strategies)) != len(strategies):
+        fail("a strategy is listed twice in 'strategies'", None, ("strategies",))
+    fields["strategies"] = tuple(str(s) for s in strategies)
+    if "search" in data:
+        fields["search"] = _search_table(data["search"], lambda what, hint=None, key=None: fail(
+            what, hint, ("search", key) if key else ("search",)))
+    if fields.get("feedback", "checks") not in FEEDBACK_KINDS:
+        fail("feedback must be one of " + ", ".join(FEEDBACK_KINDS))
     if fields.get("equivalence", "proven") not in ("proven", "paper"):
         fail("equivalence must be 'proven' (the proof, METHOD 6a) or 'paper' (the plan heuristic, METHOD 6)")
     return ExperimentSpec(**fields)

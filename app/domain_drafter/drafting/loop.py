@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.backend import Generation, GenerationBackend
+from domain_drafter.llm.backend import Conversation, Generation, GenerationBackend
 from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.drafting.feedback import feedback_text
 from domain_drafter.drafting.options import DraftOptions, Feedback  # noqa: F401 - re-exported: callers import them here
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 
@@ -55,28 +55,20 @@ class Draft:
                 "rounds": [r.to_dict() for r in self.rounds]}
 
 
-def diagnostic_for(result: EvaluationResult, feedback: Feedback) -> str | None:
+def diagnostic_for(bundle: DomainBundle, action: str, result: EvaluationResult, feedback: Feedback) -> str | None:
     """The failure in plain words for a corrective round, or None if there is nothing we may say."""
-    if result.error or result.subclass is Subclass.EQUIVALENT:
-        return None
-    if result.result_class in (ResultClass.SYNTAX_ERROR, ResultClass.SEMANTIC_ERROR):
-        return " ".join(f.message for f in result.findings[:3])
-    if result.subclass is Subclass.NO_PLAN:
-        return ("with this action, the planner finds no plan for a problem of the domain that should be "
-                "solvable; some precondition can never be met or an effect is missing.")
-    if feedback is Feedback.PLANS and result.proof is not None and result.proof.counterexample is not None:
-        from domain_drafter.proof_text import feedback_text
+    return feedback_text(bundle, action, result, feedback)
 
-        return feedback_text(result.proof.counterexample)   # the distinguishing state, in words
-    if feedback is Feedback.PLANS and result.equivalence and result.equivalence.counterexample:
-        cx = result.equivalence.counterexample
-        plan = " ".join(cx.plan)
-        if result.subclass is Subclass.NP_APP:
-            return (f"your action allows the plan {plan}, which is not possible in the intended domain "
-                    f"({cx.validation.message if cx.validation is not None else ''}).")
-        return (f"your action forbids the plan {plan}, which is possible in the intended domain "
-                f"({cx.validation.message if cx.validation is not None else ''}).")
-    return None
+
+def follow_up(prompt: str, answer: str, diagnostic: str, template: PromptTemplate) -> Conversation:
+    """The next round's prompt: the conversation so far, the model's answer, and the feedback.
+
+    In the chat format these are real turns (the answer as the assistant's, the feedback as the
+    user's); in the completion format the same text continues (the template's feedback block).
+    """
+    turns = list(prompt.turns) if isinstance(prompt, Conversation) else [("user", str(prompt))]
+    turns += [("assistant", answer.strip()), ("user", template.render_feedback(diagnostic).strip())]
+    return Conversation(turns, str(prompt) + answer.rstrip() + template.render_feedback(diagnostic))
 
 
 def draft_action(
@@ -118,12 +110,12 @@ def draft_action(
         if generation.stats.stop_reason == "cancelled" and task is not None:
             task.check_cancelled()
         evaluation = evaluator.evaluate(bundle, action, generation.text, task=task)
-        diagnostic = diagnostic_for(evaluation, options.feedback) if attempt < options.retries else None
+        diagnostic = diagnostic_for(bundle, action, evaluation, options.feedback) if attempt < options.retries else None
         round_ = DraftRound(text, generation, evaluation, diagnostic)
         rounds.append(round_)
         if on_round is not None:
             on_round(round_)
         if diagnostic is None:
             break
-        text = text + generation.text.rstrip() + template.render_feedback(diagnostic)
+        text = follow_up(text, generation.text, diagnostic, template)
     return Draft(prompt, tuple(rounds), grammar_text)

@@ -7,14 +7,47 @@ import enum
 from dataclasses import dataclass, field
 
 from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.core.errors import UsageError
 from domain_drafter.llm.backend import DecodingOptions
 
 
 class Feedback(enum.Enum):
-    """What a corrective round may tell the model."""
+    """What a corrective round may tell the model. Every kind includes the checks' findings."""
 
-    CHECKS = "checks"   # syntax, semantic and NoPlan findings only: nothing of the reference leaks
-    PLANS = "plans"     # also the counterexample of NPApp / OPApp (the proof's distinguishing state, if any)
+    CHECKS = "checks"        # syntax and semantic findings, and for NoPlan what the answer's own domain cannot
+                             # reach (goal atoms, actions that never apply): nothing of the reference leaks
+    PLANS = "plans"          # also the distinguishing state against the reference: missing precondition or effect
+    LANDMARKS = "landmarks"  # also the reference's fact landmarks that the answer's domain can no longer reach
+    ALL = "all"              # checks, plans and landmarks together
+
+    @property
+    def uses_reference(self) -> bool:
+        return self is not Feedback.CHECKS
+
+    @property
+    def label(self) -> str:
+        """The kind as a chooser shows it: its name, and whether it uses the reference."""
+        return f"{self.value} ({'uses the reference' if self.uses_reference else 'no reference'})"
+
+    @classmethod
+    def help(cls) -> str:
+        """One line per kind, for --help and tooltips."""
+        return "; ".join(f"{k.value}: {k.summary}" for k in cls)
+
+    @property
+    def summary(self) -> str:
+        return {
+            "checks": "the checks, and for NoPlan which goal atoms and actions the answer's own domain never "
+                      "reaches (no reference)",
+            "plans": "also the state where the answer parts from the reference, as a missing precondition or "
+                     "effect (uses the reference)",
+            "landmarks": "also the facts every plan of the reference needs that the answer's domain cannot reach "
+                         "(uses the reference)",
+            "all": "checks, plans and landmarks (uses the reference)",
+        }[self.value]
+
+
+FEEDBACK_KINDS: tuple[str, ...] = tuple(k.value for k in Feedback)
 
 
 @dataclass(frozen=True)
@@ -27,3 +60,46 @@ class DraftOptions:
     lock_signature: bool = True
     retries: int = 0
     feedback: Feedback = Feedback.CHECKS
+
+
+DEFAULT_BUDGET = 16          # model calls per action (the issue's equal-cost budget)
+DEFAULT_WIDTH = 4            # root answers, one per prompt seed
+DEFAULT_CHILDREN = 4         # answers per expansion
+DEFAULT_TEMPERATURE = 0.8    # the children's sampling temperature
+SEARCH_POLICIES = ("best-first", "linear")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The search's shape and budget. A budget of None is no limit on that measure (calls always count)."""
+
+    budget: int = DEFAULT_BUDGET              # model calls
+    width: int = DEFAULT_WIDTH                # root answers (prompt seeds)
+    children: int = DEFAULT_CHILDREN          # answers per expansion
+    feedback: Feedback = Feedback.ALL
+    temperature: float = DEFAULT_TEMPERATURE  # the children's sampling temperature
+    max_tokens: int | None = None             # generated tokens over the whole search
+    time_limit_s: float | None = None         # wall-clock seconds over the whole search
+    policy: str = "best-first"                # or "linear": always expand the last answer (linear retries)
+
+    def __post_init__(self) -> None:
+        for name in ("budget", "width", "children"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise UsageError(f"the search's '{name}' must be a whole number of at least 1, not {value!r}",
+                                 hint="e.g. a budget of 16 model calls, width 4, 4 children per expansion")
+        if self.policy not in SEARCH_POLICIES:
+            raise UsageError(f"the search's 'policy' must be one of {', '.join(SEARCH_POLICIES)}, not {self.policy!r}")
+        if self.temperature < 0:
+            raise UsageError(f"the children's 'temperature' must be 0 (greedy) or above, not {self.temperature}",
+                             hint="children are sampled so that they differ from their parent; try 0.8")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise UsageError(f"the search's 'max_tokens' (generated tokens in all) must be at least 1, "
+                             f"not {self.max_tokens}")
+        if self.time_limit_s is not None and self.time_limit_s <= 0:
+            raise UsageError(f"the search's 'time_limit_s' must be above 0 seconds, not {self.time_limit_s}")
+
+    def to_dict(self) -> dict:
+        return {"budget": self.budget, "width": self.width, "children": self.children,
+                "feedback": self.feedback.value, "temperature": self.temperature, "max_tokens": self.max_tokens,
+                "time_limit_s": self.time_limit_s, "policy": self.policy}

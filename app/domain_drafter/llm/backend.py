@@ -22,6 +22,34 @@ PromptFormat = Literal["completion", "chat"]
 PROMPT_FORMATS: tuple[str, ...] = ("completion", "chat")
 
 
+class Conversation(str):
+    """A prompt with earlier turns (a corrective round): the user's prompt, the model's answer, the user's feedback...
+
+    Its value as a `str` is the completion-format text (the turns as one continued text, exactly what
+    the paper's format sends), so every backend can read it as a plain prompt. A chat-format backend
+    sends `turns` as the conversation's messages instead, each in its own role.
+    """
+
+    turns: tuple[tuple[str, str], ...]
+
+    def __new__(cls, turns: "tuple[tuple[str, str], ...] | list[tuple[str, str]]", text: str) -> "Conversation":
+        roles = [r for r, _ in turns]
+        if not turns or roles[0] != "user" or roles[-1] != "user" or any(
+                r != ("user" if i % 2 == 0 else "assistant") for i, r in enumerate(roles)):
+            raise ValueError("a conversation alternates user and assistant turns, from a user turn to a user turn")
+        obj = super().__new__(cls, text)
+        obj.turns = tuple((str(r), str(c)) for r, c in turns)
+        return obj
+
+    def __reduce__(self):
+        return (Conversation, (self.turns, str(self)))
+
+
+def messages_of(prompt: str) -> list[tuple[str, str]]:
+    """The chat messages of a prompt: its turns (a Conversation), else the prompt as the one user message."""
+    return list(prompt.turns) if isinstance(prompt, Conversation) else [("user", str(prompt))]
+
+
 @dataclass(frozen=True)
 class DecodingOptions:
     """How to decode. temperature 0.0 means greedy (argmax at every step, top_k=1)."""

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, Mapping
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import (
+    messages_of,
     DecodingOptions,
     Generation,
     GenerationStats,
@@ -178,9 +179,9 @@ class OpenAICompletionsBackend:
             "stream": self.stream,
         }
         if self.prompt_format == "chat":
-            body["messages"] = [{"role": "user", "content": prompt}]
+            body["messages"] = [{"role": role, "content": content} for role, content in messages_of(prompt)]
         else:
-            body["prompt"] = prompt
+            body["prompt"] = str(prompt)
         if options.stop:
             body["stop"] = list(options.stop)
         if options.grammar is not None:

@@ -38,6 +38,47 @@ def _after(index: AtomIndex, step: str, true: int, false: int) -> str:
     return f"applicable; after {step}, " + " and ".join(parts)
 
 
+def _lifted(atom: str, key: tuple[str, ...], generated: Domain) -> str:
+    """A ground atom "(clear b)" over the step's objects, written over the generated action's parameters where
+    an object is bound to one (by position): "(clear ?x)". Objects bound to no parameter stay as they are."""
+    schema = generated.action_map.get(key[0])
+    if schema is None:
+        return atom
+    names: dict[str, str] = {}
+    for param, obj in zip(schema.parameters, key[1:]):
+        names.setdefault(obj, param.name if param.name.startswith("?") else f"?{param.name}")
+    words = atom.replace("(", " ( ").replace(")", " ) ").split()
+    text = " ".join(names.get(w, w) for w in words)
+    return text.replace("( ", "(").replace(" )", ")")
+
+
+def _issues(generated: Domain, key: tuple[str, ...], index: AtomIndex, state: int, difference: Difference,
+            valid_in: str, failing_atoms: tuple[str, ...]) -> tuple[str, ...]:
+    """What is wrong with the generated action at the distinguishing state, named as the edit that fixes it."""
+    def both(atom: str) -> str:
+        lifted = _lifted(atom, key, generated)
+        return atom if lifted == atom else f"{lifted}, here {atom}"
+
+    if difference.kind == "only-generated":      # the reference refuses the step: a precondition is missing
+        return tuple(f"missing precondition {both(a)}" for a in failing_atoms)
+    if difference.kind == "only-reference":      # the answer refuses a step it must allow
+        return tuple(f"precondition {both(a)} is too strong: it does not hold here, yet the action must be "
+                     f"possible" for a in failing_atoms)
+    assert difference.reference_after is not None and difference.generated_after is not None
+    out = []
+    gen_only = difference.generated_after & ~difference.reference_after
+    ref_only = difference.reference_after & ~difference.generated_after
+    for atom in index.decode(gen_only):
+        shown = show_atom(atom)
+        out.append(f"missing effect {both(f'(not {shown})')}" if state & index.mask([atom])
+                   else f"extra effect {both(shown)}")
+    for atom in index.decode(ref_only):
+        shown = show_atom(atom)
+        out.append(f"extra effect {both(f'(not {shown})')}" if state & index.mask([atom])
+                   else f"missing effect {both(shown)}")
+    return tuple(out)
+
+
 def subclass_of(counterexample: ProofCounterexample) -> Subclass:
     """NPApp: the plan is the generated domain's only; OPApp: the reference's only (METHOD 6a)."""
     return Subclass.NP_APP if counterexample.valid_in == "generated" else Subclass.OP_APP
@@ -86,7 +127,8 @@ def build_counterexample(reference: Domain, generated: Domain, problem: ProblemF
         raise ProofError(f"the counterexample on problem {problem.name} ({' '.join(plan)}) does not check out: "
                          f"in the reference domain {ref_check.message}; in the generated domain {gen_check.message}. "
                          "This is a bug in Domain Drafter's proof; please report it with the domain and answer.")
+    issues = _issues(generated, pair.key, index, state, difference, valid_in, failing.atoms)
     distinguishing = DistinguishingState(problem.name, prefix, step, tuple(atoms), described["reference"],
-                                         described["generated"], kind)
+                                         described["generated"], kind, issues)
     return ProofCounterexample(distinguishing, plan, tuple(show_atom(a) for a in goal), cx_problem.to_pddl(),
                                valid_in, ref_check, gen_check)

@@ -80,6 +80,7 @@ class EvaluationResult:
             "are": self.are.to_dict() if self.are else None,
             "equivalence": self.equivalence.to_dict() if self.equivalence else None,
             "proof": self.proof.to_dict() if self.proof else None,
+            "score": self.proof.score.to_dict() if self.proof and self.proof.score else None,
             "equivalence_mode": self.equivalence_mode.value,
             "timings": dict(self.timings),
             "answer": self.answer,

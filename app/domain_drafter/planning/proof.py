@@ -18,6 +18,7 @@ the reason; the caller (the Evaluator) then decides by the paper's plans.
 from __future__ import annotations
 
 import time
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -30,7 +31,8 @@ from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.grounding import AtomIndex, Grounder, GroundingLimit
 from domain_drafter.planning.kstar import PlannerStatus
 from domain_drafter.planning.noplan import unreachable_goal
-from domain_drafter.planning.proof_types import ProofCounterexample, ProofMethod, ProofReport
+from domain_drafter.planning.proof_types import (AgreementScore, ProblemScore, ProofCounterexample, ProofMethod,
+                                                 ProofReport)
 from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.state_space import (ActionPairs, ReachableStates, compare, compared_names, explore,
                                                  ground_pairs)
@@ -46,6 +48,7 @@ class ProofSettings:
     time_limit_s: float = 20.0      # the whole proof: exploration, comparison and witness planning
     grounding_limit: int = 1_000_000
     shortcuts: bool = True          # off: explore even where a shortcut would decide (tests, measurements)
+    score: bool = True              # count the agreement score (METHOD 6b) over every explored problem
 
 
 @dataclass
@@ -92,38 +95,69 @@ def prove_equivalence(reference: Domain, generated: Domain, problems: Sequence[P
     reason = shortcut_reason(reference, generated, names, problems) if settings.shortcuts else None
     if reason is not None:
         return ProofReport(Subclass.EQUIVALENT, ProofMethod.SHORTCUT, True, 0, count, reason=reason,
-                           timings={"shortcut_s": time.perf_counter() - started})
+                           timings={"shortcut_s": time.perf_counter() - started},
+                           score=AgreementScore(shortcut=True))
     run = _Run(reference, generated, settings, started + settings.time_limit_s, states, search, task)
     reference_text = reference_text if reference_text is not None else reference.to_pddl()
     compared = 0
     pending: list[_Problem] = []
+    scores: list[ProblemScore] = []
+    found: tuple[ProofCounterexample, int] | None = None    # the first difference, and the states compared to it
     for number, problem in enumerate(problems):
+        if found is not None and not settings.score:
+            break              # the verdict is known and no score is asked for
         if task is not None:
             task.check_cancelled()
             task.report(number, count + 1, f"exploring the reachable states of {problem.name}")
         try:
             explored = _explore(run, problem, reference_text, names)
         except GroundingLimit as err:
-            return _unproven(run, count, compared, f"on {problem.name}, {err}", started)
-        t0 = time.perf_counter()
-        difference, checked = explored.pairs.first_difference(explored.space, deadline=run.deadline)
-        run.timings["compare_s"] = run.timings.get("compare_s", 0.0) + time.perf_counter() - t0
-        if difference is not None:
-            space = explored.space
-            cx = build_counterexample(reference, generated, problem, explored.index, space.prefix(difference.state),
-                                      space.states[difference.state], difference)
-            return _different(run, problems, cx, compared + checked, ProofMethod.EXPLORATION, started)
-        compared += checked
-        stopped = "" if explored.space.complete else explored.space.stopped or "time limit reached"
-        if checked < len(explored.space.states):   # the clock stopped the comparison
-            stopped = "time limit reached"
-        if stopped and explored.pairs.pairs:
-            explored.stopped = stopped
-            pending.append(explored)
+            if found is not None:
+                break          # the verdict is known; the score covers the problems before this one
+            return _unproven(run, count, compared, f"on {problem.name}, {err}", started, scores)
+        space = explored.space
+        if found is None:
+            t0 = time.perf_counter()
+            difference, checked = explored.pairs.first_difference(space, deadline=run.deadline)
+            run.timings["compare_s"] = run.timings.get("compare_s", 0.0) + time.perf_counter() - t0
+            if difference is not None:
+                cx = build_counterexample(reference, generated, problem, explored.index, space.prefix(difference.state),
+                                          space.states[difference.state], difference)
+                found = (cx, compared + checked)
+            else:
+                compared += checked
+                stopped = "" if space.complete else space.stopped or "time limit reached"
+                if checked < len(space.states):   # the clock stopped the comparison
+                    stopped = "time limit reached"
+                if stopped and explored.pairs.pairs:
+                    explored.stopped = stopped
+                    pending.append(explored)
+        if settings.score:
+            scores.append(_score(run, explored))
+    if found is not None:
+        return _different(run, problems, found[0], found[1], ProofMethod.EXPLORATION, started, scores)
     if not pending:
         return ProofReport(Subclass.EQUIVALENT, ProofMethod.EXPLORATION, True, compared, count,
-                           timings=_finish(run, started))
-    return _planner_route(run, problems, pending, compared, started)
+                           timings=_finish(run, started), score=_solvable_all(scores, settings))
+    return _planner_route(run, problems, pending, compared, started, scores)
+
+
+def _score(run: _Run, explored: _Problem) -> ProblemScore:
+    """METHOD 6b on one problem: every (state, grounding) pair over the explored states."""
+    t0 = time.perf_counter()
+    space = explored.space
+    counted, differing = explored.pairs.count_differences(space, deadline=run.deadline)
+    run.timings["score_s"] = run.timings.get("score_s", 0.0) + time.perf_counter() - t0
+    groundings = explored.pairs.groundings
+    complete = space.complete and counted == len(space.states)
+    return ProblemScore(explored.problem.name, counted, groundings, counted * groundings - differing, complete)
+
+
+def _solvable_all(scores: list[ProblemScore], settings: ProofSettings) -> AgreementScore | None:
+    """Equivalent: the answer's domain solves every problem the reference solves (all of them)."""
+    if not settings.score:
+        return None
+    return AgreementScore(tuple(dataclasses.replace(p, solvable=True) for p in scores))
 
 
 def _explore(run: _Run, problem: ProblemFile, reference_text: str, names: list[str]) -> _Problem:
@@ -151,7 +185,7 @@ def _explore(run: _Run, problem: ProblemFile, reference_text: str, names: list[s
 
 
 def _planner_route(run: _Run, problems: Sequence[ProblemFile], pending: list[_Problem], compared: int,
-                   started: float) -> ProofReport:
+                   started: float, scores: list[ProblemScore]) -> ProofReport:
     """Ask the witness planner about every problem the exploration could not finish."""
     count = len(problems)
     notes = []
@@ -170,17 +204,18 @@ def _planner_route(run: _Run, problems: Sequence[ProblemFile], pending: list[_Pr
         run.timings["witness_s"] = run.timings.get("witness_s", 0.0) + time.perf_counter() - t0
         if result.status is PlannerStatus.SOLVED:
             cx = _witnessed(run, item, result.plans[0], witness.pair_of)
-            return _different(run, problems, cx, compared, ProofMethod.PLANNER, started)
+            return _different(run, problems, cx, compared, ProofMethod.PLANNER, started, scores)
         if result.status is PlannerStatus.UNSOLVABLE:
             notes.append(f"past the {stopped}, the witness planner proved that no reachable state differs")
             continue
         if result.status is PlannerStatus.CANCELLED and run.task is not None:
             run.task.check_cancelled()
         return _unproven(run, count, compared, f"{stopped}; the witness planner did not finish: {result.message}",
-                         started)
+                         started, scores)
     return ProofReport(Subclass.EQUIVALENT, ProofMethod.PLANNER, True, compared, count,
                        reason=f"{compared} reachable states of {count} problem{'' if count == 1 else 's'} compared "
-                              "one by one; " + "; ".join(notes), timings=_finish(run, started))
+                              "one by one; " + "; ".join(notes), timings=_finish(run, started),
+                       score=_equivalent_past_budget(scores, run.settings))
 
 
 def _witnessed(run: _Run, item: _Problem, plan: Sequence[Sequence[str]], pair_of: dict[str, int]) -> ProofCounterexample:
@@ -206,23 +241,36 @@ def _witnessed(run: _Run, item: _Problem, plan: Sequence[Sequence[str]], pair_of
     return build_counterexample(run.reference, run.generated, item.problem, item.index, prefix, state, difference)
 
 
+def _equivalent_past_budget(scores: list[ProblemScore], settings: ProofSettings) -> AgreementScore | None:
+    """Proven Equivalent by the planner past the budget: no state differs, explored or not."""
+    if not settings.score:
+        return None
+    return AgreementScore(tuple(dataclasses.replace(p, agreeing=p.pairs, solvable=True) for p in scores))
+
+
 def _different(run: _Run, problems: Sequence[ProblemFile], cx: ProofCounterexample, compared: int,
-               method: ProofMethod, started: float) -> ProofReport:
+               method: ProofMethod, started: float, scores: list[ProblemScore]) -> ProofReport:
     """A proven difference; NoPlan wins if some problem's goal is unreachable in D' (METHOD 5 order)."""
     t0 = time.perf_counter()
     verdict = unreachable_goal(run.generated, problems, budget=run.settings.state_budget, deadline=run.deadline,
-                               search=run.search, task=run.task)
+                               search=run.search, task=run.task, every=run.settings.score)
     run.timings["noplan_s"] = time.perf_counter() - t0
     timings = _finish(run, started)
+    solvable = dict(zip((p.name for p in problems), verdict.solvable))
+    score = AgreementScore(tuple(dataclasses.replace(p, solvable=solvable.get(p.problem)) for p in scores)) \
+        if run.settings.score else None
     if verdict.problem is not None:
         return ProofReport(Subclass.NO_PLAN, method, True, compared, len(problems), cx, verdict.reason,
-                           timings, noplan_problem=verdict.problem)
-    return ProofReport(subclass_of(cx), method, True, compared, len(problems), cx, verdict.reason, timings)
+                           timings, noplan_problem=verdict.problem, score=score)
+    return ProofReport(subclass_of(cx), method, True, compared, len(problems), cx, verdict.reason, timings,
+                       score=score)
 
 
-def _unproven(run: _Run, count: int, compared: int, reason: str, started: float) -> ProofReport:
+def _unproven(run: _Run, count: int, compared: int, reason: str, started: float,
+              scores: list[ProblemScore]) -> ProofReport:
+    score = AgreementScore(tuple(scores)) if run.settings.score and scores else None
     return ProofReport(None, ProofMethod.HEURISTIC, False, compared, count, reason=reason,
-                       timings=_finish(run, started))
+                       timings=_finish(run, started), score=score)
 
 
 def _finish(run: _Run, started: float) -> dict:

@@ -38,10 +38,12 @@ class DistinguishingState:
     reference: str               # what the reference domain does there, in words
     generated: str               # what the generated domain does there, in words
     kind: str = "applicability"  # "applicability" or "effect"
+    issues: tuple[str, ...] = ()  # what is wrong with the generated action there: "missing precondition (clear ?x)"
 
     def to_dict(self) -> dict:
         return {"problem": self.problem, "prefix": list(self.prefix), "step": self.step, "atoms": list(self.atoms),
-                "reference": self.reference, "generated": self.generated, "kind": self.kind}
+                "reference": self.reference, "generated": self.generated, "kind": self.kind,
+                "issues": list(self.issues)}
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,97 @@ class ProofCounterexample:
 
 
 @dataclass(frozen=True)
+class ProblemScore:
+    """The agreement on one problem: explored states times groundings, and how many of those pairs agree."""
+
+    problem: str
+    states: int                  # reachable states of the reference counted
+    groundings: int              # groundings of the action in either domain
+    agreeing: int                # (state, grounding) pairs that behave alike in both domains
+    complete: bool = True        # every reachable state counted (False: the budget or the clock stopped it)
+    solvable: bool | None = None  # the answer's domain reaches this problem's goal (None: not decided)
+
+    @property
+    def pairs(self) -> int:
+        return self.states * self.groundings
+
+    def to_dict(self) -> dict:
+        return {"problem": self.problem, "states": self.states, "groundings": self.groundings,
+                "agreeing": self.agreeing, "pairs": self.pairs, "complete": self.complete, "solvable": self.solvable}
+
+
+@dataclass(frozen=True)
+class AgreementScore:
+    """METHOD 6b: the share of (reachable state, grounding) pairs on which the answer behaves as the reference.
+
+    1.0 exactly when the proof says Equivalent on the explored problems. A search heuristic and a
+    progress measure, never a verdict. `shortcut`: decided equal without exploring (no pairs counted).
+    """
+
+    problems: tuple[ProblemScore, ...] = ()
+    shortcut: bool = False
+
+    @property
+    def pairs(self) -> int:
+        return sum(p.pairs for p in self.problems)
+
+    @property
+    def agreeing(self) -> int:
+        return sum(p.agreeing for p in self.problems)
+
+    @property
+    def value(self) -> float:
+        pairs = self.pairs
+        return 1.0 if pairs == 0 else self.agreeing / pairs
+
+    @property
+    def complete(self) -> bool:
+        return all(p.complete for p in self.problems)
+
+    @property
+    def solvable(self) -> int:
+        """Problems whose goal the answer's domain is known to reach."""
+        return sum(1 for p in self.problems if p.solvable)
+
+    @property
+    def percent(self) -> str:
+        """'91%', never '100%' for a pair short of all of them (and never '0%' for one agreeing pair)."""
+        if self.pairs == 0 or self.agreeing == self.pairs:
+            return "100%"
+        value = 100.0 * self.agreeing / self.pairs
+        if value >= 99.5 or value < 0.5:
+            return f"{min(max(value, 0.1), 99.9):.1f}%"
+        return f"{value:.0f}%"
+
+    @property
+    def words(self) -> str:
+        """'agrees on 91% of 1,240 state-action pairs; 1 of 2 problems solvable'."""
+        if self.shortcut:
+            return "agrees on every state-action pair (equal up to renaming and order)"
+        text = f"agrees on {self.percent} of {self.pairs:,} state-action pairs"
+        if not self.complete:
+            text += " (of the states explored before the budget)"
+        decided = [p for p in self.problems if p.solvable is not None]
+        if decided and self.solvable < len(self.problems):
+            text += f"; {self.solvable} of {len(self.problems)} problems solvable"
+        return text
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "pairs": self.pairs, "agreeing": self.agreeing, "complete": self.complete,
+                "solvable": self.solvable, "shortcut": self.shortcut, "words": self.words,
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+def score_from_dict(data: dict | None) -> AgreementScore | None:
+    if not data:
+        return None
+    problems = tuple(ProblemScore(str(p["problem"]), int(p["states"]), int(p["groundings"]), int(p["agreeing"]),
+                                  bool(p.get("complete", True)), p.get("solvable"))
+                     for p in data.get("problems", ()))
+    return AgreementScore(problems, bool(data.get("shortcut", False)))
+
+
+@dataclass(frozen=True)
 class ProofReport:
     """The proven verdict. `subclass` is None only on an error (then `reason` says what went wrong)."""
 
@@ -85,6 +178,7 @@ class ProofReport:
     timings: dict = field(default_factory=dict, compare=False)
     error: str | None = None
     noplan_problem: str | None = None   # for NoPlan: the problem whose goal D' cannot reach
+    score: AgreementScore | None = None  # METHOD 6b, beside the verdict (None: not computed)
 
     @property
     def message(self) -> str:
@@ -112,7 +206,8 @@ class ProofReport:
                 "proven": self.proven, "states": self.states, "problems": self.problems,
                 "counterexample": self.counterexample.to_dict() if self.counterexample else None,
                 "reason": self.reason, "timings": dict(self.timings), "error": self.error,
-                "noplan_problem": self.noplan_problem, "message": self.message}
+                "noplan_problem": self.noplan_problem, "message": self.message,
+                "score": self.score.to_dict() if self.score is not None else None}
 
 
 def proof_from_dict(data: dict) -> ProofReport:
@@ -122,7 +217,8 @@ def proof_from_dict(data: dict) -> ProofReport:
     if cx:
         s = cx["state"]
         state = DistinguishingState(str(s["problem"]), tuple(s["prefix"]), str(s["step"]), tuple(s["atoms"]),
-                                    str(s["reference"]), str(s["generated"]), str(s.get("kind", "applicability")))
+                                    str(s["reference"]), str(s["generated"]), str(s.get("kind", "applicability")),
+                                    tuple(str(i) for i in s.get("issues", ())))
         counterexample = ProofCounterexample(state, tuple(cx["plan"]), tuple(cx["goal"]), str(cx["problem_pddl"]),
                                              str(cx["valid_in"]),
                                              plan_validation_from_dict(cx["reference_validation"]),
@@ -132,4 +228,4 @@ def proof_from_dict(data: dict) -> ProofReport:
     return ProofReport(Subclass.from_name(data["subclass"]) if data.get("subclass") else None,
                        ProofMethod(data["method"]), data["proven"], data["states"], int(data["problems"]),
                        counterexample, str(data.get("reason", "")), dict(data.get("timings", {})),
-                       data.get("error"), data.get("noplan_problem"))
+                       data.get("error"), data.get("noplan_problem"), score_from_dict(data.get("score")))

@@ -126,12 +126,18 @@ class ActionPairs:
         ref = {g.key: g for g in reference}
         gen = {g.key: g for g in generated}
         keys = list(ref) + [k for k in gen if k not in ref]
+        self.groundings = len(keys)       # every grounding of either side, equal ones included (the score's x)
         self.pairs = [ActionPair(k, ref.get(k), gen.get(k)) for k in keys if not _same(ref.get(k), gen.get(k))]
         self.by_atom: dict[int, list[int]] = {}
         self.always: list[int] = []
+        self._filed_twice: set[int] = set()
         for i, pair in enumerate(self.pairs):
             keys = {(g.pre & -g.pre).bit_length() - 1 if g.pre else -1
                     for g in (pair.reference, pair.generated) if g is not None}
+            if len(keys) > 1 and -1 not in keys:
+                self._filed_twice.add(i)
+            elif len(keys) > 1:               # one side always a candidate: file the pair there only
+                keys = {-1}
             for key in sorted(keys):
                 if key < 0:
                     self.always.append(i)
@@ -171,6 +177,34 @@ class ActionPairs:
             if found is not None:
                 return found, number + 1
         return None, len(space.states)
+
+
+    def count_differences(self, space: ReachableStates, deadline: float | None = None) -> tuple[int, int]:
+        """How many (state, pair) combinations differ over the explored states (METHOD 6b).
+
+        Returns (states counted, differing combinations): fewer states than explored only when
+        `deadline` (a perf_counter time) stopped the count. Pairs equal in both domains never differ.
+        """
+        if not self.pairs:
+            return len(space.states), 0
+        pairs, by_atom, always, twice = self.pairs, self.by_atom, self.always, self._filed_twice
+        differing = 0
+        for number, state in enumerate(space.states):
+            if deadline is not None and number % 512 == 511 and time.perf_counter() > deadline:
+                return number, differing
+            for i in always:
+                if _differs(pairs[i], state):
+                    differing += 1
+            seen: set[int] = set()
+            for atom in bits(state):
+                for i in by_atom.get(atom, ()):
+                    if i in twice:
+                        if i in seen:
+                            continue
+                        seen.add(i)
+                    if _differs(pairs[i], state):
+                        differing += 1
+        return len(space.states), differing
 
 
 def _differs(pair: ActionPair, state: int) -> bool:

@@ -18,7 +18,7 @@ from domain_drafter.core.paths import cache_dir
 from domain_drafter.planning.equivalence import EquivalenceReport, equivalence_from_dict
 from domain_drafter.planning.proof_types import ProofReport, proof_from_dict
 
-SCHEMA = "verdicts-3"
+SCHEMA = "verdicts-4"
 
 
 @dataclass(frozen=True)

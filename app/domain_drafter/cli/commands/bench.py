@@ -32,6 +32,18 @@ def _apply_overrides(spec, args: argparse.Namespace):
         changes["batch"] = args.batch
     if args.equivalence is not None:
         changes["equivalence"] = args.equivalence
+    if getattr(args, "strategies", None):
+        from domain_drafter.bench.spec import STRATEGIES
+        from domain_drafter.core.errors import UsageError
+
+        names = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
+        unknown = [n for n in names if n not in STRATEGIES]
+        if unknown or not names:
+            raise UsageError(f"unknown strateg{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown) or '(none)'}",
+                             hint="--strategies takes a comma-separated list of " + ", ".join(STRATEGIES))
+        changes["strategies"] = names
+    if getattr(args, "threads", None) is not None:
+        changes["threads"] = args.threads
     return spec.with_overrides(**changes) if changes else spec
 
 
@@ -168,6 +180,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--classes", help="comma-separated description classes instead of the spec's")
     p.add_argument("--name", help="experiment name instead of the spec's")
     p.add_argument("--batch", type=int, default=None, help="answers decoded together by llama.cpp (default: the spec's)")
+    p.add_argument("--strategies", help="comma-separated strategies instead of the spec's (one-shot, retries, "
+                                        "best-of, search): a shard of the experiment, merged with `bench rejudge`")
+    p.add_argument("--threads", type=int, default=None,
+                   help="llama.cpp threads (default: the spec's; not part of the experiment's fingerprint)")
     add_equivalence_option(p, from_spec=True)
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop cleanly after this long (the answer being written is dropped); --resume continues")

@@ -26,7 +26,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     options = DraftOptions(
         description_class=DescriptionClass.parse(args.description_class), seed=args.seed, examples=args.examples,
         decoding=DecodingOptions(max_tokens=args.max_tokens, seed=args.seed), grammar=args.grammar,
-        lock_signature=not args.free_signature, retries=args.retries, feedback=Feedback(args.feedback))
+        lock_signature=not args.free_signature, retries=args.retries,
+        feedback=Feedback(args.feedback or ("all" if args.search else "checks")))
+    if args.search:
+        from domain_drafter.drafting.options import SearchOptions
+
+        search = SearchOptions(budget=args.budget, width=args.width, children=args.children,
+                               feedback=options.feedback, temperature=args.temperature)
+        backend = open_backend(args)
+        return _generate_search(args, bundle, action, backend, options, search, template)
     backend = open_backend(args)
     if args.candidates is not None:
         return _generate_candidates(args, bundle, action, backend, options, template)
@@ -100,6 +108,51 @@ def _generate_candidates(args: argparse.Namespace, bundle, action: str, backend,
     return verdict_exit_code(best.evaluation.subclass, best.evaluation.error)
 
 
+def _generate_search(args: argparse.Namespace, bundle, action: str, backend, options, search, template) -> int:  # noqa: ANN001
+    """--search: best-first over answers and their feedback until one is proven Equivalent or the budget is spent."""
+    from domain_drafter.core.bundle import load_bundled
+    from domain_drafter.drafting.search import SearchNode, search_action
+
+    streaming = not args.json
+
+    def on_node(n: SearchNode) -> None:
+        if streaming:
+            where = "root" if n.parent is None else f"child of #{n.parent + 1}"
+            same = f" (same as #{n.duplicate_of + 1})" if n.duplicate_of is not None else ""
+            are = f", ARE {n.to_dict()['are']}" if n.to_dict()["are"] is not None else ""
+            print(f"-- call {n.call}/{search.budget} #{n.id + 1} {where}, seed {n.seed}: {n.judgement.verdict}, "
+                  f"score {n.score:.1%}{are}{same}", flush=True)
+
+    with backend, evaluator(args) as judge, cancel_on_sigint() as task:
+        if streaming:
+            print(f"-- {backend.name}: search for {bundle.name}/{action}: budget {search.budget} model calls, "
+                  f"{search.width} roots, {search.children} children per expansion, feedback "
+                  f"{search.feedback.label}{', grammar' if args.grammar else ''}", flush=True)
+        result = search_action(bundle, action, backend, judge, load_bundled(), options, search, template=template,
+                               on_node=on_node, task=task)
+    best = result.best
+    if args.json:
+        print(json.dumps({**result.to_dict(), "best_answer": best.answer if best else None,
+                          "best_evaluation": best.judgement.evaluation.to_dict()
+                          if best and best.judgement.evaluation else None}, indent=2))
+    elif best is not None:
+        print(f"\nstopped: {result.stopped}{': ' + result.error if result.error else ''}; {result.calls} model calls, "
+              f"{result.generated_tokens} tokens generated, {result.wall_s:.0f} s")
+        print(f"best (#{best.id + 1}, call {best.call}): {best.judgement.verdict}, score {best.score:.1%}")
+        if best.judgement.evaluation is not None:
+            print(format_evaluation(best.judgement.evaluation))
+        print(best.answer.strip())
+    if best is None:
+        print(f"error: the search wrote no answer: {result.error or result.stopped}", file=sys.stderr)
+        return 1
+    if result.stopped == "error":
+        return 1
+    ev = best.judgement.evaluation
+    if ev is None:
+        return 0 if best.judgement.check.passed else 1
+    return verdict_exit_code(ev.subclass, ev.error)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     from domain_drafter.drafting.options import DraftOptions, Feedback
     from domain_drafter.llm.backend import DecodingOptions
@@ -115,8 +168,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"new tokens at most (paper: {decoding.max_tokens})")
     p.add_argument("--free-signature", action="store_true",
                    help="with --grammar: let the model choose parameters (may yield semantic errors)")
-    p.add_argument("--feedback", choices=[f.value for f in Feedback], default=draft.feedback.value,
-                   help="what corrective rounds may say: checks only, or also counterexample plans")
+    p.add_argument("--feedback", choices=[f.value for f in Feedback], default=None,
+                   help="what corrective rounds and the search's expansions say (default: checks for --retries, "
+                        "all for --search): " + Feedback.help())
     p.add_argument("--show-prompt", action="store_true", help="print the prompt before the answer")
     p.add_argument("--template", help="a prompt template .toml (default: the paper's)")
     add_planner_options(p)
@@ -129,7 +183,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sample", action="store_true",
                    help="with --candidates: sample the N answers from one prompt (decoding seeds seed..seed+N-1)")
     p.add_argument("--temperature", type=float, default=candidates.temperature,
-                   help=f"with --sample: the sampling temperature (default {candidates.temperature})")
+                   help=f"with --sample or --search: the sampling temperature (default {candidates.temperature})")
+    from domain_drafter.drafting.options import SearchOptions
+
+    so = SearchOptions()
+    p.add_argument("--search", action="store_true",
+                   help="search in feedback space: best-first over answers, each expanded with its own feedback, "
+                        "until one is proven Equivalent or the budget is spent")
+    p.add_argument("--budget", type=int, default=so.budget, metavar="CALLS",
+                   help=f"with --search: model calls at most (default {so.budget})")
+    p.add_argument("--width", type=int, default=so.width, metavar="N",
+                   help=f"with --search: root answers, one per prompt seed (default {so.width})")
+    p.add_argument("--children", type=int, default=so.children, metavar="M",
+                   help=f"with --search: answers sampled per expansion (default {so.children})")
     p.add_argument("--json", action="store_true", help="print all rounds (or the ranked candidates) as JSON "
                                                        "instead of streaming")
     p.set_defaults(func=cmd_generate)

@@ -1,0 +1,137 @@
+"""Feedback that says what is wrong with an answer, in plain words, for the next prompt (issue: feedback kinds).
+
+Every kind starts from the checks. `checks` uses nothing of the reference: the findings, and for
+an answer whose domain cannot solve a problem, what that domain (the answer in place of the
+action, the rest of the domain as the author wrote it) can never reach, computed from it alone.
+`plans` adds the distinguishing state of the proof, worded as the edit it calls for ("missing
+precondition (clear ?x)"). `landmarks` adds the reference's fact landmarks that the answer's
+domain can no longer reach. `all` says everything. Short: one state, a few atoms.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from domain_drafter.core.answers import CheckReport
+from domain_drafter.core.bundle import DomainBundle, ProblemFile
+from domain_drafter.core.classes import ResultClass, Subclass
+from domain_drafter.core.model import Domain
+from domain_drafter.drafting.options import Feedback
+from domain_drafter.planning.diagnosis import Reachability, lost_landmarks, reachability
+from domain_drafter.planning.evaluate import EvaluationResult
+
+MAX_GOAL_ATOMS = 2
+MAX_BLOCKED = 2
+MAX_LANDMARKS = 3
+
+
+def answer_domain(bundle: DomainBundle, action: str, check: CheckReport) -> Domain | None:
+    """The domain with the answer in the action's place (None when the answer did not parse)."""
+    if check.action is None:
+        return None
+    return bundle.domain.with_action(check.action, replacing=action)
+
+
+def cannot_reach(domain: Domain, problems: Sequence[ProblemFile], action: str,
+                 reach: Sequence[Reachability] | None = None) -> str | None:
+    """What `domain` never reaches on its first problem with an unreachable goal, in words (None: nothing shown).
+
+    Uses `domain` and the problems only: the checks' NoPlan feedback, safe without a reference.
+    """
+    reach = reach if reach is not None else reachability(domain, problems)
+    for r in reach:
+        if r.goal_reached is not False:
+            continue
+        parts = []
+        if r.unreached_goal:
+            atoms = " ".join(r.unreached_goal[:MAX_GOAL_ATOMS])
+            parts.append(f"on problem {r.problem} the goal atom{'s' if len(r.unreached_goal) > 1 else ''} {atoms} "
+                         "can never be reached")
+            parts.extend(r.why[:1])
+        else:
+            parts.append(f"on problem {r.problem} no reachable state satisfies the whole goal")
+        blocked = sorted(r.blocked, key=lambda b: (b.action != action, b.action))[:MAX_BLOCKED]
+        for b in blocked:
+            who = "your action" if b.action == action else f"the action {b.action}"
+            if b.static:
+                parts.append(f"{who} never applies ({b.precondition} match no objects)")
+            else:
+                parts.append(f"{who} never becomes applicable: its precondition {b.precondition} never holds")
+        return "; ".join(parts) + "."
+    return None
+
+
+def _checks(result: EvaluationResult | None, check: CheckReport, bundle: DomainBundle, action: str,
+            reach: Sequence[Reachability] | None, solvable: Sequence[bool | None] = ()) -> str | None:
+    if check.findings and not check.passed:
+        return " ".join(f.message for f in check.findings[:3])
+    subclass = result.subclass if result is not None else None
+    noplan = subclass is Subclass.NO_PLAN or (result is None and any(s is False for s in solvable))
+    if not noplan:
+        return None
+    domain = answer_domain(bundle, action, check)
+    words = cannot_reach(domain, bundle.problems, action, reach) if domain is not None else None
+    return words or ("with this action, some problem of the domain has no plan: a precondition can never be "
+                     "met or an effect is missing.")
+
+
+def _plans(result: EvaluationResult) -> str | None:
+    proof = result.proof
+    if proof is not None and proof.counterexample is not None and result.subclass is not Subclass.EQUIVALENT:
+        s = proof.counterexample.state
+        where = f"after the steps {' '.join(s.prefix)}" if s.prefix else "in the initial state"
+        issues = "; ".join(s.issues[:3]) if s.issues else f"it should do this: {s.reference}; yours: {s.generated}"
+        return f"on problem {s.problem}, {where}, the step {s.step} goes wrong: {issues}."
+    cx = result.equivalence.counterexample if result.equivalence is not None else None
+    if cx is not None:
+        plan = " ".join(cx.plan)
+        why = f" ({cx.validation.message})" if cx.validation is not None else ""
+        if result.subclass is Subclass.NP_APP:
+            return f"your action allows the plan {plan}, which is not possible in the intended domain{why}."
+        if result.subclass is Subclass.OP_APP:
+            return f"your action forbids the plan {plan}, which is possible in the intended domain{why}."
+    return None
+
+
+def _landmarks(bundle: DomainBundle, action: str, check: CheckReport,
+               reach: Sequence[Reachability] | None) -> str | None:
+    domain = answer_domain(bundle, action, check)
+    if domain is None:
+        return None
+    reach = reach if reach is not None else reachability(domain, bundle.problems)
+    lost = lost_landmarks(bundle.domain, bundle.problems, reach)
+    if not lost:
+        return None
+    problem, atoms = lost[0]
+    shown = " ".join(atoms[:MAX_LANDMARKS])
+    return (f"every plan for problem {problem} must at some point make {shown} true, and with your action no "
+            "reachable state has " + ("it" if len(atoms) == 1 else "them") + ".")
+
+
+def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | None, kind: Feedback, *,
+                  check: CheckReport | None = None, solvable: Sequence[bool | None] = ()) -> str | None:
+    """What the next prompt says is wrong, or None (Equivalent, an error, or nothing we may say).
+
+    `result` None: judged without a reference (then `check` and `solvable` are what is known, and
+    only the checks' feedback can be given).
+    """
+    if result is not None and (result.error or result.subclass is Subclass.EQUIVALENT):
+        return None
+    check = check if check is not None else (result.check if result is not None else None)
+    if check is None:
+        return None
+    needs_reach = check.passed and (result is None or result.result_class is ResultClass.DIFFERENT_DOMAIN)
+    reach = None
+    if needs_reach and check.action is not None:
+        domain = answer_domain(bundle, action, check)
+        reach = reachability(domain, bundle.problems) if domain is not None else None
+    parts = [_checks(result, check, bundle, action, reach, solvable)]
+    if result is not None and check.passed:
+        if kind in (Feedback.PLANS, Feedback.ALL):
+            parts.append(_plans(result))
+        if kind in (Feedback.LANDMARKS, Feedback.ALL):
+            parts.append(_landmarks(bundle, action, check, reach))
+    said = [p for p in parts if p]
+    if not said:
+        return None
+    return " ".join(p[0].upper() + p[1:] if p[0].islower() else p for p in said)

@@ -1,0 +1,313 @@
+"""Search in feedback space: best-first over candidate answers, scored by the proof, until one is proven Equivalent.
+
+The root is `width` answers, one per prompt seed (seed, seed+1, ...), decoded as the paper does
+(greedy unless the decoding says otherwise), so the first root is the one-shot answer. Expanding a
+node re-prompts with the node's own answer and what is wrong with it (`drafting/feedback.py`):
+in the chat format as real turns (the assistant's answer, then the user's feedback), in the
+completion format as the template's appended feedback block. Its `children` answers are sampled
+(temperature > 0, each with its own decoding seed), so that they differ from each other and from
+the parent. The frontier is ordered by class rank, then the agreement score (METHOD 6b), then the
+ARE; a node may be expanded again (after the nodes as good as it). Answers equal up to renaming and
+order (the verdict cache's canonical action) are merged: judged once, never expanded twice.
+
+It stops at the first proven Equivalent, or when the budget (model calls, generated tokens,
+seconds) is spent, or on cancel, or when the model fails; the result always holds the whole tree
+so far. Deterministic for a seed: every decoding seed is derived from the seed and the node.
+Without a reference the judge is the checks and how many of the domain's problems stay solvable.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Sequence
+
+from domain_drafter.core.answers import CheckReport, check_answer
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import DrafterError, ModelError
+from domain_drafter.core.model import canonical_action
+from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
+from domain_drafter.core.tasks import Cancelled, TaskState
+from domain_drafter.drafting.candidates import has_reference, problems_solvable
+from domain_drafter.drafting.feedback import feedback_text
+from domain_drafter.drafting.loop import follow_up
+from domain_drafter.drafting.options import DraftOptions, SearchOptions
+from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
+from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+
+_GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the judge says of one answer: the verdict (with a reference) or the checks and solvable problems."""
+
+    check: CheckReport
+    evaluation: EvaluationResult | None = None
+    solvable: tuple[bool | None, ...] = ()
+
+    @property
+    def subclass(self) -> Subclass | None:
+        return self.evaluation.subclass if self.evaluation is not None else self.check.subclass
+
+    @property
+    def equivalent(self) -> bool:
+        """Proven Equivalent (with a reference), or passing every check and solving every problem (without)."""
+        if self.evaluation is not None:
+            proof = self.evaluation.proof
+            return self.evaluation.subclass is Subclass.EQUIVALENT and (proof is None or proof.proven)
+        return False
+
+    @property
+    def score(self) -> float:
+        """The agreement score (METHOD 6b) with a reference; the share of problems solvable without one."""
+        if self.evaluation is not None:
+            proof = self.evaluation.proof
+            if proof is not None and proof.score is not None:
+                return proof.score.value
+            return 1.0 if self.evaluation.subclass is Subclass.EQUIVALENT else 0.0
+        if not self.check.passed or not self.solvable:
+            return 0.0
+        return sum(1 for s in self.solvable if s) / len(self.solvable)
+
+    @property
+    def key(self) -> tuple:
+        """Smaller is better: class rank, then the score, then the ARE."""
+        subclass = self.subclass
+        class_rank = subclass.result_class.rank if subclass is not None else -1
+        are = self.evaluation.are.total if self.evaluation is not None and self.evaluation.are else 10**6
+        return (not self.equivalent, -class_rank, -round(self.score, 12), are)
+
+    @property
+    def verdict(self) -> str:
+        if self.subclass is None:
+            return "no verdict" if self.evaluation is not None else "passed the checks"
+        return self.subclass.value
+
+
+@dataclass(frozen=True)
+class SearchNode:
+    """One answer of the tree."""
+
+    id: int
+    parent: int | None            # None for a root answer
+    depth: int
+    call: int                     # the model call (1-based) that wrote it
+    seed: int                     # the prompt seed of its root
+    decoding_seed: int
+    answer: str
+    stats: GenerationStats
+    judgement: Judgement
+    feedback: str | None = None   # what its children were (or would be) told
+    duplicate_of: int | None = None
+
+    @property
+    def score(self) -> float:
+        return self.judgement.score
+
+    def to_dict(self) -> dict:
+        ev = self.judgement.evaluation
+        return {"id": self.id, "parent": self.parent, "depth": self.depth, "call": self.call, "seed": self.seed,
+                "decoding_seed": self.decoding_seed, "answer": self.answer, "stats": self.stats.__dict__,
+                "verdict": self.judgement.verdict, "score": self.score, "equivalent": self.judgement.equivalent,
+                "are": ev.are.total if ev is not None and ev.are is not None else None,
+                "solvable": list(self.judgement.solvable), "feedback": self.feedback,
+                "duplicate_of": self.duplicate_of}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The whole tree, the best answer, what was spent, and why the search stopped."""
+
+    prompt: Prompt
+    options: SearchOptions
+    nodes: tuple[SearchNode, ...]
+    stopped: str                  # "equivalent", "budget", "tokens", "time", "cancelled", "error"
+    calls: int
+    generated_tokens: int
+    prompt_tokens: int
+    wall_s: float
+    error: str | None = None
+    grammar: str | None = None
+    timings: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def best(self) -> SearchNode | None:
+        nodes = [n for n in self.nodes if n.duplicate_of is None]
+        return min(nodes, key=lambda n: (n.judgement.key, n.id)) if nodes else None
+
+    @property
+    def equivalent_at(self) -> int | None:
+        """The model call that wrote the first proven Equivalent answer (None: none was found)."""
+        return next((n.call for n in self.nodes if n.judgement.equivalent), None)
+
+    @property
+    def best_scores(self) -> list[float]:
+        """After each model call, the best score so far (for the progress line and the figure)."""
+        out, best = [], 0.0
+        for n in self.nodes:
+            best = max(best, n.score)
+            out.append(best)
+        return out
+
+    def to_dict(self) -> dict:
+        best = self.best
+        return {"options": self.options.to_dict(), "stopped": self.stopped, "error": self.error,
+                "calls": self.calls, "generated_tokens": self.generated_tokens, "prompt_tokens": self.prompt_tokens,
+                "wall_s": self.wall_s, "best": best.id if best is not None else None,
+                "equivalent_at": self.equivalent_at, "nodes": [n.to_dict() for n in self.nodes],
+                "timings": dict(self.timings)}
+
+
+Judge = Callable[[str], Judgement]
+
+
+def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,
+                    task: TaskState | None = None) -> Judge:
+    """Judge answers against the bundle's own action (the proof, METHOD 6a)."""
+    def judge(answer: str) -> Judgement:
+        result = evaluator.evaluate(bundle, action, answer, task=task)
+        return Judgement(result.check, result)
+    return judge
+
+
+def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: TaskState | None = None) -> Judge:
+    """Judge answers with no reference: the checks, then which of the domain's problems stay solvable."""
+    from domain_drafter.planning.kstar import KStarPlanner
+
+    planner = KStarPlanner(k=1, time_limit_s=evaluator.planner.time_limit_s,
+                           memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
+
+    def judge(answer: str) -> Judgement:
+        check = check_answer(answer, bundle.domain, action)
+        if not check.passed or check.action is None or not bundle.problems:
+            return Judgement(check)
+        domain = bundle.domain.with_action(check.action, replacing=action)
+        return Judgement(check, None, problems_solvable(domain, bundle.problems, planner=planner, task=task))
+    return judge
+
+
+def _decoding_seed(seed: int, node: int, child: int) -> int:
+    """A decoding seed that depends only on the search's seed and the place in the tree."""
+    return (seed * 1_000_003 + node * 1_009 + child * 7 + 1) % (2**31 - 1)
+
+
+def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend, evaluator: Evaluator,
+                  pool: Sequence[DomainBundle], draft: DraftOptions = DraftOptions(),
+                  options: SearchOptions = SearchOptions(), *, template: PromptTemplate | None = None,
+                  judge: Judge | None = None, reference: bool | None = None,
+                  on_node: Callable[[SearchNode], None] | None = None,
+                  task: TaskState | None = None) -> SearchResult:
+    """Search for an answer to `action` that the judge proves right (see the module's docstring).
+
+    `judge` None: the proof against the bundle's action where it has one (`has_reference`), else the
+    checks and the problems. `on_node` fires for each answer as it is judged. Never raises on a model
+    failure or a cancel once started: the result says why it stopped and keeps the tree.
+    """
+    task = task or TaskState()
+    template = template or load_template()
+    action = bundle.require_action(action)
+    if judge is None:
+        reference = has_reference(bundle, action) if reference is None else reference
+        judge = (reference_judge if reference else checks_judge)(bundle, action, evaluator, task)
+    decoding = draft.decoding
+    grammar = None
+    if draft.grammar:
+        grammar = ActionGrammar(bundle.domain, action, lock_signature=draft.lock_signature).to_gbnf()
+        decoding = replace(decoding, grammar=grammar)
+    prompts = [build_prompt(bundle, action, pool, draft.description_class, draft.seed + j, draft.examples, template)
+               for j in range(options.width)]
+    started = time.perf_counter()
+    nodes: list[SearchNode] = []
+    seen: dict[str, int] = {}           # merge key -> the node judged first
+    frontier: list[tuple[tuple, int, int]] = []   # (judgement key, expansions, node id)
+    spent = {"generated": 0, "prompt": 0}
+    judge_s = [0.0]
+
+    def finish(stopped: str, error: str | None = None) -> SearchResult:
+        return SearchResult(prompts[0], options, tuple(nodes), stopped, len(nodes), spent["generated"],
+                            spent["prompt"], time.perf_counter() - started, error, grammar,
+                            {"judge_s": judge_s[0]})
+
+    def out_of_budget() -> str | None:
+        if len(nodes) >= options.budget:
+            return "budget"
+        if options.max_tokens is not None and spent["generated"] >= options.max_tokens:
+            return "tokens"
+        if options.time_limit_s is not None and time.perf_counter() - started >= options.time_limit_s:
+            return "time"
+        return None
+
+    def ask(prompt: str, decoding_: DecodingOptions, parent: SearchNode | None, seed: int) -> SearchNode:
+        task.check_cancelled()
+        shown = f"; best score so far {max(n.score for n in nodes):.0%}" if nodes else ""
+        task.report(len(nodes), options.budget, f"model call {len(nodes) + 1} of {options.budget}{shown}")
+        generation: Generation = backend.generate(prompt, decoding_, task=task)
+        if generation.stats.stop_reason == "cancelled":
+            raise Cancelled()
+        spent["generated"] += generation.stats.generated_tokens
+        spent["prompt"] += generation.stats.prompt_tokens
+        t0 = time.perf_counter()
+        key_text = generation.text
+        node_id = len(nodes)
+        merged = None
+        quick = check_answer(key_text, bundle.domain, action)
+        merge = canonical_action(quick.action) if quick.action is not None else " ".join(key_text.split())
+        if merge in seen:
+            merged = seen[merge]
+            judgement = nodes[merged].judgement
+            said = nodes[merged].feedback
+        else:
+            judgement = judge(key_text)
+            said = None
+            if not judgement.equivalent:
+                said = feedback_text(bundle, action, judgement.evaluation, options.feedback, check=judgement.check,
+                                     solvable=judgement.solvable) or _GENERIC
+        judge_s[0] += time.perf_counter() - t0
+        node = SearchNode(node_id, parent.id if parent is not None else None,
+                          parent.depth + 1 if parent is not None else 0, node_id + 1, seed, decoding_.seed,
+                          generation.text, generation.stats, judgement, said, merged)
+        nodes.append(node)
+        if merged is None:
+            seen[merge] = node_id
+            heapq.heappush(frontier, (judgement.key, 0, node_id))
+        if on_node is not None:
+            on_node(node)
+        return node
+
+    try:
+        for j, prompt in enumerate(prompts):
+            if out_of_budget():
+                break
+            node = ask(prompt.text, replace(decoding, seed=draft.seed + j), None, draft.seed + j)
+            if node.judgement.equivalent:
+                return finish("equivalent")
+        while (why := out_of_budget()) is None:
+            if not frontier:
+                return finish("exhausted")
+            if options.policy == "linear":
+                parent = nodes[-1] if nodes[-1].duplicate_of is None else nodes[nodes[-1].duplicate_of]
+                node_id, expansions = parent.id, sum(1 for n in nodes if n.parent == parent.id)
+            else:
+                key, expansions, node_id = heapq.heappop(frontier)
+                parent = nodes[node_id]
+                heapq.heappush(frontier, (key, expansions + 1, node_id))
+            root = prompts[parent.seed - draft.seed].text      # the node's own answer and feedback after its root prompt
+            child_prompt = follow_up(root, parent.answer, parent.feedback or _GENERIC, template)
+            for c in range(options.children):
+                if out_of_budget():
+                    break
+                seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
+                child_decoding = replace(decoding, temperature=options.temperature, seed=seed if options.temperature
+                                         else draft.seed)
+                node = ask(child_prompt, child_decoding, parent, parent.seed)
+                if node.judgement.equivalent:
+                    return finish("equivalent")
+        return finish(why)
+    except Cancelled:
+        return finish("cancelled")
+    except (ModelError, DrafterError) as exc:
+        return finish("error", str(exc))

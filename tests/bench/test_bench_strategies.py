@@ -1,0 +1,88 @@
+"""Strategies at equal cost in the benchmark, on the tiny real model: one column per strategy, the cost
+rows, the figure, the export naming model and strategy; a bad [search] table points at its line."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from bench_helpers import write_spec
+
+from domain_drafter.bench.spec import load_spec, system_name
+from domain_drafter.cli import main
+
+STRATEGIES = '''grammar = [true]
+strategies = ["one-shot", "search", "retries", "best-of"]
+[search]
+budget = 3
+width = 2
+children = 2
+feedback = "all"
+'''
+
+
+def test_every_strategy_is_a_column_with_its_cost_and_the_export_names_it(tmp_path, tiny_model, private_cache,
+                                                                          capsys):
+    spec_path = write_spec(tmp_path / "strategies.toml", tiny_model, domains='["heavy-pack"]', extra=STRATEGIES)
+    spec = load_spec(spec_path)
+    assert [t.system for t in spec.tasks()][:4] == [system_name("tiny", True, s)
+                                                    for s in ("one-shot", "search", "retries", "best-of")]
+    out = tmp_path / "strategies.sqlite"
+    assert main(["bench", "run", str(spec_path), "--out", str(out), "--plain"]) == 0
+    db = sqlite3.connect(out)
+    rows = db.execute("SELECT system, action, answer, generation FROM tasks ORDER BY ord").fetchall()
+    assert len(rows) == 2 * 4 and all(r[2] is not None for r in rows)
+    by = {(system, action): (answer, json.loads(generation)) for system, action, answer, generation in rows}
+    for action in ("pack-first", "stack"):
+        one_shot, _ = by[("tiny +grammar", action)]
+        for strategy in ("search", "retries", "best-of"):
+            answer, record = by[(f"tiny +grammar [{strategy}]", action)]
+            assert record["strategy"] == strategy and 1 <= record["calls"] <= 3
+            nodes = record["search"]["nodes"]
+            assert len(nodes) == record["calls"] and answer in [n["answer"] for n in nodes]
+            assert nodes[0]["answer"] == one_shot       # every strategy's first answer is the one-shot answer
+        retries = by[("tiny +grammar [retries]", action)][1]["search"]["nodes"]
+        assert [n["parent"] for n in retries] == [None, 0, 1][:len(retries)] or all(
+            n["parent"] is not None for n in retries[1:])
+        best_of = by[("tiny +grammar [best-of]", action)][1]["search"]["nodes"]
+        assert all(n["parent"] is None for n in best_of) and [n["seed"] for n in best_of] == [0, 1, 2][:len(best_of)]
+    report = tmp_path / "report"
+    assert main(["bench", "report", str(out), "--out", str(report)]) == 0
+    table = (report / "strategies.md").read_text()
+    for label in ("proven Equivalent %", "mean score", "model calls per action", "tokens per action",
+                  "seconds per action"):
+        assert f"| {label} |" in table
+    assert "tiny +grammar [search]" in table and (report / "fig-equivalent-vs-calls.png").is_file()
+    stats = json.loads((report / "strategies.json").read_text())
+    assert {s["strategy"] for s in stats} == {"one-shot", "search", "retries", "best-of"}
+    assert "Strategies at equal cost" in (report / "report.html").read_text()
+    exported = tmp_path / "answers.jsonl"
+    assert main(["bench", "export", str(out), "--out", str(exported)]) == 0
+    lines = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert {(line["model_name"], line["strategy"]) for line in lines} == {
+        ("tiny", s) for s in ("one-shot", "search", "retries", "best-of")}
+
+
+@pytest.mark.parametrize(("table", "needle", "what"), [
+    ("[search]\nbudget = 0\n", "budget = 0", "'budget' must be a whole number of at least 1"),
+    ("[search]\nbudget = 4\nwidth = -1\n", "width = -1", "'width' must be a whole number of at least 1"),
+    ("[search]\nbudget = 4\nbreadth = 2\n", "breadth = 2", "unknown key(s) breadth"),
+    ("[search]\nfeedback = \"hints\"\n", 'feedback = "hints"', "feedback must be one of"),
+    ("[search]\ntemperature = \"hot\"\n", 'temperature = "hot"', "'temperature' must be float"),
+])
+def test_a_bad_search_table_names_its_line_and_exits_3(tmp_path, tiny_model, table, needle, what, capsys):
+    spec = write_spec(tmp_path / "bad.toml", tiny_model, extra="")
+    text = spec.read_text().replace("\n[[models]]", "\n" + table + "\n[[models]]", 1)
+    spec.write_text(text)
+    number = text.splitlines().index(needle) + 1
+    assert main(["bench", "run", str(spec), "--out", str(tmp_path / "x.sqlite")]) == 3
+    err = capsys.readouterr().err
+    assert what in err and f"{spec}:{number}" in err, err
+
+
+def test_an_unknown_strategy_is_refused_with_the_valid_ones(tmp_path, tiny_model, capsys):
+    spec = write_spec(tmp_path / "bad.toml", tiny_model, extra='strategies = ["one-shot", "beam"]\n')
+    assert main(["bench", "run", str(spec), "--out", str(tmp_path / "x.sqlite")]) == 3
+    err = capsys.readouterr().err
+    assert "unknown strategy 'beam'" in err and "best-of" in err and f"{spec}:" in err

@@ -1,0 +1,114 @@
+"""Search in feedback space on a real (tiny) llama.cpp model: budget, determinism, merging, Stop, a failing model."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import UsageError
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
+from domain_drafter.drafting.search import search_action
+from domain_drafter.llm.backend import DecodingOptions
+from domain_drafter.planning.evaluate import Evaluator, VerdictCache
+from domain_drafter.planning.kstar import KStarPlanner
+from domain_drafter.planning.plan_cache import PlanCache
+
+SHORT = DecodingOptions(max_tokens=48)
+
+
+@pytest.fixture(scope="module")
+def evaluator(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("search-eval")
+    planner = KStarPlanner()
+    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
+                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
+        yield ev
+
+
+def run(bundles, backend, evaluator, options, *, domain="blocksworld", action="put-down", draft=None, **kw):
+    draft = draft or DraftOptions(decoding=SHORT, grammar=True)
+    return search_action(bundles[domain], action, backend, evaluator, load_bundled(), draft, options, **kw)
+
+
+def test_search_spends_its_budget_and_is_deterministic_for_a_seed(tiny_backend, evaluator, bundles):
+    options = SearchOptions(budget=6, width=2, children=2, feedback=Feedback.ALL)
+    first = run(bundles, tiny_backend, evaluator, options)
+    again = run(bundles, tiny_backend, evaluator, options)
+    assert first.stopped == "budget" and first.calls == 6 == len(first.nodes)
+    assert [n.answer for n in first.nodes] == [n.answer for n in again.nodes]
+    assert [n.parent for n in first.nodes] == [n.parent for n in again.nodes]
+    roots = [n for n in first.nodes if n.parent is None]
+    assert [n.seed for n in roots] == [0, 1]
+    for n in first.nodes[2:]:                                  # children of an earlier node, one level deeper
+        assert n.parent is not None and n.parent < n.id and n.depth == first.nodes[n.parent].depth + 1
+        assert n.decoding_seed != first.nodes[n.parent].decoding_seed
+    # the best is the smallest key, and every non-equivalent node carries the feedback its children got
+    best = first.best
+    assert best is not None and all(best.judgement.key <= n.judgement.key for n in first.nodes)
+    assert all(n.feedback for n in first.nodes if not n.judgement.equivalent)
+    assert first.best_scores == sorted(first.best_scores)
+    other = run(bundles, tiny_backend, evaluator, options, draft=DraftOptions(decoding=SHORT, grammar=True, seed=3))
+    assert [n.seed for n in other.nodes if n.parent is None] == [3, 4]
+
+
+def test_equal_answers_are_merged_and_judged_once(tiny_backend, evaluator, bundles):
+    # no context examples and base descriptions: every prompt seed gives the same prompt, so the same greedy answer
+    draft = DraftOptions(decoding=SHORT, grammar=True, examples=0)
+    result = run(bundles, tiny_backend, evaluator, SearchOptions(budget=3, width=3, children=1), draft=draft)
+    assert [n.duplicate_of for n in result.nodes] == [None, 0, 0]
+    assert result.nodes[1].judgement is result.nodes[0].judgement
+
+
+def test_search_stops_at_the_first_proven_equivalent(tiny_backend, evaluator, bundles):
+    reference = bundles["blocksworld"].domain.action("put-down").to_pddl(indent="")
+    literal = '"' + reference.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    forced = DecodingOptions(max_tokens=200, grammar=f"root ::= {literal}")   # the model can only write the reference
+    result = run(bundles, tiny_backend, evaluator, SearchOptions(budget=8, width=2),
+                 draft=DraftOptions(decoding=forced))
+    assert result.stopped == "equivalent" and result.calls == 1 and result.equivalent_at == 1
+    assert result.best.judgement.subclass is Subclass.EQUIVALENT and result.best.score == 1.0
+
+
+def test_stop_ends_the_search_at_once_and_keeps_the_tree(tiny_backend, evaluator, bundles):
+    task = TaskState()
+
+    def on_node(node):
+        if node.id == 1:
+            task.cancel()
+
+    result = run(bundles, tiny_backend, evaluator, SearchOptions(budget=10, width=2), on_node=on_node, task=task)
+    assert result.stopped == "cancelled" and len(result.nodes) == 2 and result.best is not None
+
+
+def test_a_model_that_fails_mid_search_keeps_the_tree_so_far(tiny_model, evaluator, bundles):
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    backend = LlamaCppBackend(tiny_model, n_ctx=2048)
+
+    def on_node(node):
+        if node.id == 1:
+            backend.close()     # a real fault: the next call meets a closed model
+
+    result = run(bundles, backend, evaluator, SearchOptions(budget=6, width=2), on_node=on_node)
+    assert result.stopped == "error" and "closed" in result.error
+    assert len(result.nodes) == 2 and result.to_dict()["nodes"][1]["answer"] == result.nodes[1].answer
+
+
+def test_without_a_reference_the_judge_is_the_checks_and_the_problems(tiny_backend, evaluator, bundles):
+    result = run(bundles, tiny_backend, evaluator, SearchOptions(budget=3, width=1, children=2), reference=False)
+    assert result.calls == 3
+    assert all(n.judgement.evaluation is None for n in result.nodes)
+    for n in result.nodes:      # the checks, then (when they pass) every problem tried
+        expected = len(bundles["blocksworld"].problems) if n.judgement.check.passed else 0
+        assert len(n.judgement.solvable) == expected
+        assert n.score == (n.judgement.solvable.count(True) / expected if expected else 0.0)
+
+
+@pytest.mark.parametrize("field", ["budget", "width", "children"])
+@pytest.mark.parametrize("value", [0, -3])
+def test_a_budget_of_zero_or_below_is_refused_clearly(field, value):
+    with pytest.raises(UsageError) as info:
+        SearchOptions(**{field: value})
+    assert f"'{field}'" in info.value.what and "at least 1" in info.value.what
