@@ -19,7 +19,7 @@ setup: $(STAMP)
 # from the CLI instead: the embedded model writes blocksworld's put-down, then K* judges it.
 run: $(STAMP)
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname)" = Darwin ]; then \
-		$(PY) -m domain_drafter.gui.platform_check >/dev/null || exit 1; \
+		$(PY) -m domain_drafter.gui.startup.platform_check >/dev/null || exit 1; \
 		$(VENV)/bin/domain-drafter-gui; \
 	else \
 		echo "no display: running the command-line demo (domain-drafter-gui needs a screen)"; \

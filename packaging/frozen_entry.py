@@ -3,7 +3,7 @@
 A frozen app has no Python interpreter to re-launch, yet two parts of Domain Drafter start Python
 children with `sys.executable`: the K* adapter runs `python -B -m kstar_planner.driver.main ...`
 (and K*'s driver then runs `python .../translate/translate.py ...`), and the self-test runs
-`python -m domain_drafter.gui.self_test`. In the packaged app `sys.executable` is this binary, so
+`python -m domain_drafter.gui.startup.gui_self_test`. In the packaged app `sys.executable` is this binary, so
 it understands those two command shapes itself, for modules and scripts of the bundle only:
 
     domain-drafter [-B] [-u] -m MODULE ARGS...   run a bundled module as __main__

@@ -24,7 +24,7 @@ def test_wheel_ships_domains_and_resources_and_works_without_the_checkout(tmp_pa
     assert f"domain_drafter/resources/icons/{icon}.svg" in names   # the window icon
     for size in (16, 32, 48, 64, 128, 256, 512):
         assert f"domain_drafter/resources/icons/hicolor/{size}x{size}/apps/{icon}.png" in names
-    assert {"domain_drafter/selftest.py", "domain_drafter/gui/self_test.py"} <= names
+    assert {"domain_drafter/selftest.py", "domain_drafter/gui/startup/gui_self_test.py"} <= names
 
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)

@@ -3,7 +3,7 @@
 Stages, in order: load a bundled domain; find (or assemble) the default model and let it write one
 action with the grammar on (the drafting loop the app uses); judge that answer with K*; start the
 desktop app offscreen in a child process and draw its main window. The packaged app runs this same
-code. Never imports Qt: the GUI stage is a child process (`domain_drafter.gui.self_test`).
+code. Never imports Qt: the GUI stage is a child process (`domain_drafter.gui.startup.gui_self_test`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from domain_drafter import __version__
 
 DOMAIN = "blocksworld"
 ACTION = "put-down"
-GUI_MODULE = "domain_drafter.gui.self_test"
+GUI_MODULE = "domain_drafter.gui.startup.gui_self_test"
 GUI_TIMEOUT_S = 120.0
 PLANNER_TIME_LIMIT_S = 60.0
 FROZEN = bool(getattr(sys, "frozen", False))
@@ -184,7 +184,7 @@ def _planner_fix(exc: BaseException) -> str:
 
 
 def _gui_stage() -> tuple[str, str]:
-    """Start `python -m domain_drafter.gui.self_test` offscreen (the frozen app emulates `-m`)."""
+    """Start `python -m domain_drafter.gui.startup.gui_self_test` offscreen (the frozen app emulates `-m`)."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     try:
         done = subprocess.run([sys.executable, "-m", GUI_MODULE], env=env, capture_output=True, text=True,

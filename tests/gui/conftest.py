@@ -52,7 +52,7 @@ def private_homes(gui_cache: Path, tmp_path_factory: pytest.TempPathFactory, mon
 @pytest.fixture
 def window(qtbot, private_homes):
     """The main window, shown, once the bundled domains are listed; closed (workers stopped) after."""
-    from domain_drafter.gui.settings import AppSettings
+    from domain_drafter.gui.state.settings import AppSettings
     from gui_helpers import open_main_window
 
     win = open_main_window(qtbot, AppSettings(preload_model=False))

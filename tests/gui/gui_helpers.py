@@ -22,7 +22,7 @@ def select(qtbot, window, domain: str, action: str) -> None:
 
 def open_main_window(qtbot, settings):
     """A real MainWindow with `settings`, shown, once the bundled domains are listed and start-up is done."""
-    from domain_drafter.gui.main_window import MainWindow
+    from domain_drafter.gui.main.window import MainWindow
 
     window = MainWindow(app_settings=settings)
     qtbot.addWidget(window)

@@ -7,10 +7,10 @@ from PySide6.QtCore import QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication
 
 from domain_drafter.gui import app as gui_app
-from domain_drafter.gui.geometry import MAXIMISE_BELOW_WIDTH, Placement, Rect, first_placement, fits_a_screen
-from domain_drafter.gui.main_window import MainWindow
-from domain_drafter.gui.window_state import gui_settings as settings
-from domain_drafter.gui.settings import AppSettings, save_settings
+from domain_drafter.gui.main.geometry import MAXIMISE_BELOW_WIDTH, Placement, Rect, first_placement, fits_a_screen
+from domain_drafter.gui.main.window import MainWindow
+from domain_drafter.gui.main.remembered import gui_settings as settings
+from domain_drafter.gui.state.settings import AppSettings, save_settings
 
 
 def test_main_runs_the_app_until_its_window_closes(qtbot, private_homes):

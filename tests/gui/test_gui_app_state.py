@@ -9,9 +9,9 @@ from dataclasses import replace
 
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.drafting.loop import DraftOptions
-from domain_drafter.gui.app_state import AppState
-from domain_drafter.gui.settings import AppSettings, load_settings
-from domain_drafter.gui.workers import JobKind, TaskRunner, TaskWorker
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.settings import AppSettings, load_settings
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.planning.evaluate import EvaluationOptions
 from domain_drafter.planning.proof_types import EquivalenceMode

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.authoring_dialogs import NewActionDialog
-from domain_drafter.gui.authoring_jobs import parse_parameters
-from domain_drafter.gui.app_state import AppState
-from domain_drafter.gui.authoring_window import AuthoringWindow
-from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.authoring.dialogs import NewActionDialog
+from domain_drafter.gui.authoring.jobs import parse_parameters
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.domain_compare import DomainVerdict, compare_domains
 from domain_drafter.planning.kstar import KStarPlanner
@@ -183,9 +183,9 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.app_state import AppState
-from domain_drafter.gui.authoring_window import AuthoringWindow
-from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 app = QApplication([])
 win = AuthoringWindow(WorkingCopy.open(Path(sys.argv[1])))
@@ -233,7 +233,7 @@ def test_the_main_window_opens_the_authoring_window_on_its_domain(qtbot, window)
 
 
 def test_descriptions_are_edited_in_place_checked_as_typed_and_saved(qtbot, bundles, tmp_path):
-    from domain_drafter.gui.authoring_descriptions import TEXT
+    from domain_drafter.gui.authoring.descriptions import TEXT
 
     copy = WorkingCopy.from_bundle(bundles["blocksworld"])
     copy.save(tmp_path / "bw")

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
-from domain_drafter.gui.bench_dialog import BenchmarkDialog
+from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
 
 TIMEOUT_MS = 120_000
 

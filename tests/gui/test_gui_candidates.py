@@ -11,13 +11,13 @@ from PySide6.QtWidgets import QApplication
 
 from domain_drafter.core.model import TypedName
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
-from domain_drafter.gui.app_state import AppState
-from domain_drafter.gui.authoring_window import AuthoringWindow
-from domain_drafter.gui.candidates_panel import BadgeRole
-from domain_drafter.gui.code_editor import normalized
-from domain_drafter.gui.colours import current_scheme
-from domain_drafter.gui.presentation import badge_style
-from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.panels.candidates_panel import BadgeRole
+from domain_drafter.gui.editor.code_editor import normalized
+from domain_drafter.gui.look.colours import current_scheme
+from domain_drafter.gui.panels.result_display import badge_style
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 
 JOB_MS = 180_000
@@ -165,7 +165,7 @@ def test_get_a_model_opens_from_the_file_menu(qtbot, window, tiny_model, tmp_pat
 
 def test_the_candidate_settings_have_one_set_of_defaults_and_round_trip_through_the_dialog(qtbot):
     from domain_drafter.drafting.candidate_options import CandidateOptions
-    from domain_drafter.gui.settings_dialog import SettingsDialog
+    from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
 
     assert AppSettings().candidate_options() == CandidateOptions()
     edited = AppSettings(candidates=7, sample_candidates=True, candidate_temperature=0.5)

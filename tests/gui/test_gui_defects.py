@@ -13,13 +13,13 @@ from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.app_state import AppState
-from domain_drafter.gui.authoring_dialogs import chosen_folder, folder_dialog
-from domain_drafter.gui.authoring_model import attempt_label
-from domain_drafter.gui.authoring_window import AuthoringWindow
-from domain_drafter.gui.bench_dialog import BenchmarkDialog
-from domain_drafter.gui.model_status import threads_text
-from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.authoring.dialogs import chosen_folder, folder_dialog
+from domain_drafter.gui.authoring.tables import attempt_label
+from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
+from domain_drafter.gui.main.model_status import threads_text
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 
 LONG_MESSAGE = "the atom (on ?x ?y) of the precondition uses ?y, which is not a parameter of the action " * 3

@@ -22,7 +22,7 @@ from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.drafting.loop import Feedback
 from domain_drafter.drafting.workspace import NewActionSpec
-from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.grammar import ActionGrammar
 
 
@@ -114,7 +114,7 @@ def test_new_action_drafts_with_the_settings_and_records_on_the_gui_thread(qtbot
     calls = spy_on_engine(monkeypatch)
     assert window.domain_panel.select_domain("gripper")
     authoring = open_authoring(window, tmp_path / "draft")
-    from domain_drafter.gui.authoring_jobs import parse_parameters
+    from domain_drafter.gui.authoring.jobs import parse_parameters
 
     authoring.add_action(NewActionSpec("transfer", parse_parameters("?obj - ball ?from ?to - room ?g - gripper"),
                                        "The robot carries {obj} from {from} to {to} in gripper {g}."))

@@ -1,4 +1,4 @@
-"""File > Get a model… (gui/get_model_dialog.py), offscreen, against a real hub-like HTTP server on 127.0.0.1.
+"""File > Get a model… (gui/dialogs/get_model_dialog.py), offscreen, against a real hub-like HTTP server on 127.0.0.1.
 
 The download, the Stop and the resume go through huggingface_hub and the real dialog workers; the
 speed check loads the downloaded tiny model in real llama.cpp. The network is the one thing this
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from domain_drafter.gui.get_model_dialog import CatalogueTableModel, GetModelDialog, open_get_model_dialog
+from domain_drafter.gui.dialogs.get_model_dialog import CatalogueTableModel, GetModelDialog, open_get_model_dialog
 from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue
 from domain_drafter.llm.download import STAGING
 from domain_drafter.llm.models import list_models, user_models_dir

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QTextCharFormat, QTextDocument
 from pygments.token import Keyword, Name
 
-from domain_drafter.gui.code_editor import CodeEditor, Mark, MarkKind, document_positions, normalized
-from domain_drafter.gui.highlighter import DEFAULT_STYLES, PddlHighlighter, utf16_offsets
+from domain_drafter.gui.editor.code_editor import CodeEditor, Mark, MarkKind, document_positions, normalized
+from domain_drafter.gui.editor.highlighter import DEFAULT_STYLES, PddlHighlighter, utf16_offsets
 
 
 def formats_of(doc: QTextDocument, block: int = 0) -> dict[str, str]:

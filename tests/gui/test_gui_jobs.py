@@ -10,9 +10,9 @@ from domain_drafter.core.answers import check_answer
 from domain_drafter.core.are import action_reconstruction_error
 from domain_drafter.core.errors import DomainError, ModelError
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.gui.jobs import load_startup, open_bundle
-from domain_drafter.gui.model_library import ModelLibrary
-from domain_drafter.gui.presentation import (
+from domain_drafter.gui.state.jobs import load_startup, open_bundle
+from domain_drafter.llm.model_library import ModelLibrary
+from domain_drafter.gui.panels.result_display import (
     EXTRA,
     MISSING,
     are_panes,
@@ -21,7 +21,7 @@ from domain_drafter.gui.presentation import (
     parameter_lines,
     renaming_note,
 )
-from domain_drafter.gui.workers import TaskWorker
+from domain_drafter.gui.state.workers import TaskWorker
 from domain_drafter.llm.models import ModelEntry, list_models
 from domain_drafter.planning.equivalence import Counterexample
 from domain_drafter.planning.validator import FailureKind, PlanStatus, PlanValidation

@@ -16,7 +16,7 @@ from gui_helpers import SCREEN_HEIGHT, SCREEN_WIDTH, select
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
 from domain_drafter.core.classes import ResultClass
-from domain_drafter.gui.result_panel import COUNTEREXAMPLE_TAB, DIFF_TAB
+from domain_drafter.gui.panels.result_panel import COUNTEREXAMPLE_TAB, DIFF_TAB
 
 
 def fully_visible(widget: QWidget, window: QWidget) -> bool:

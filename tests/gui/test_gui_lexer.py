@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from pygments.lexers.pddl import PddlLexer
 from pygments.token import Error, Name, Whitespace
 
-from domain_drafter.gui.pddl_lexer import DomainDrafterPddlLexer
+from domain_drafter.gui.editor.pddl_lexer import DomainDrafterPddlLexer
 
 # name: (source, golden stream: one "TokenType value" a line)
 GOLDEN = {

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication
 
 from domain_drafter import __version__
 from domain_drafter.core.classes import ResultClass
-from domain_drafter.gui.colours import DARK, LIGHT, MIN_CONTRAST, SCHEMES, contrast_ratio, current_scheme
-from domain_drafter.gui.help_dialogs import AboutDialog, anchor, classes_html, versions
-from domain_drafter.gui.theme import THEME_ENV, apply_scheme, apply_system_theme, system_scheme
+from domain_drafter.gui.look.colours import DARK, LIGHT, MIN_CONTRAST, SCHEMES, contrast_ratio, current_scheme
+from domain_drafter.gui.dialogs.help_dialogs import AboutDialog, anchor, classes_html, versions
+from domain_drafter.gui.look.theme import THEME_ENV, apply_scheme, apply_system_theme, system_scheme
 
 
 def test_wcag_contrast_matches_the_reference_values():

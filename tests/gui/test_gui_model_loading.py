@@ -18,9 +18,9 @@ from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.errors import ContextTooSmallError, ModelError, PlannerError
-from domain_drafter.gui.errors import describe_error
-from domain_drafter.gui.main_window import MainWindow
-from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.state.errors import describe_error
+from domain_drafter.gui.main.window import MainWindow
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import default_model_dir
 
 STALL_LIMIT_MS = 100

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.are import action_reconstruction_error
-from domain_drafter.gui.models import (
+from domain_drafter.gui.panels.item_models import (
     AreTableModel,
     FailingRole,
     FindingListModel,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from domain_drafter.gui import platform_check as pc
+from domain_drafter.gui.startup import platform_check as pc
 
 # sonames in the package table no longer than "libxcb-cursor.so.0", so they fit in its place
 ABSENT_CANDIDATES = ("libxcb-xinput.so.0", "libxcb-glx.so.0", "libOpenGL.so.0", "libICE.so.6", "libSM.so.6")
@@ -83,7 +83,7 @@ def test_an_unknown_library_is_named_with_how_to_find_its_package():
 
 def test_the_command_line_check_exits_1_with_the_message_on_stderr():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    out = subprocess.run([sys.executable, "-m", "domain_drafter.gui.platform_check"], env=env,
+    out = subprocess.run([sys.executable, "-m", "domain_drafter.gui.startup.platform_check"], env=env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1
     assert "needs a graphical display" in out.stderr and out.stdout == ""

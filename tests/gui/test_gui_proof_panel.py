@@ -15,7 +15,7 @@ from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import UsageError
 from domain_drafter.core.reader import read_problem
 from domain_drafter.drafting.loop import Feedback, diagnostic_for
-from domain_drafter.gui.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
+from domain_drafter.gui.panels.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
 from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache

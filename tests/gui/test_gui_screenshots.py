@@ -15,8 +15,8 @@ from gui_helpers import run_job, select
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 
-from domain_drafter.gui.colours import DARK, LIGHT
-from domain_drafter.gui.theme import apply_scheme
+from domain_drafter.gui.look.colours import DARK, LIGHT
+from domain_drafter.gui.look.theme import apply_scheme
 
 SIZES = {"1280x800": (1280, 800), "1920x1080": (1920, 1080)}
 STATES = ("empty", "errors", "equivalent", "counterexample", "diff", "settings")
@@ -115,8 +115,8 @@ def drafted_blocksworld(window, folder):
 
 @pytest.mark.parametrize("scheme", [LIGHT, DARK], ids=["light", "dark"])
 def test_authoring_and_benchmark_screenshots(qtbot, window, out_dir, tmp_path, scheme):
-    from domain_drafter.gui.authoring_window import AuthoringWindow
-    from domain_drafter.gui.bench_dialog import BenchmarkDialog
+    from domain_drafter.gui.authoring.window import AuthoringWindow
+    from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
 
     app = QApplication.instance()
     apply_scheme(app, scheme)

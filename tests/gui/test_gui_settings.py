@@ -13,9 +13,9 @@ from PySide6.QtGui import QDropEvent
 
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.drafting.loop import Feedback
-from domain_drafter.gui.drops import dropped_domain
-from domain_drafter.gui.settings import AppSettings, load_settings, save_settings, settings_path
-from domain_drafter.gui.settings_dialog import SettingsDialog
+from domain_drafter.gui.main.drops import dropped_domain
+from domain_drafter.gui.state.settings import AppSettings, load_settings, save_settings, settings_path
+from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
 
 CHANGED = AppSettings(model="/models/llama-2-13b.Q4_K_M.gguf", threads=6, prompt_format="chat", grammar=True, free_signature=True,
                       retries=2, feedback="plans", examples=1, max_new_tokens=200, k=20,

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.authoring_window import AuthoringWindow
+from domain_drafter.gui.authoring.window import AuthoringWindow
 from domain_drafter.llm.speed_check import process_rss
 from gui_helpers import run_job, select
 
@@ -62,13 +62,13 @@ def test_200000_void_qt_calls_leave_the_reference_count_of_none_stable():
     if MORTAL_NONE:
         assert abs(drift) < ALLOWED_DRIFT, (
             f"200,000 void Qt calls moved None's reference count by {drift}: this PySide6 would abort the app; "
-            "see gui/binding_check.py for the sound version")
+            "see gui/startup/binding_check.py for the sound version")
     else:
         assert drift == 0   # None is immortal: its count never moves
 
 
 def test_the_start_up_guard_accepts_the_installed_binding():
-    from domain_drafter.gui.binding_check import binding_problem, none_refcount_drift
+    from domain_drafter.gui.startup.binding_check import binding_problem, none_refcount_drift
 
     assert binding_problem() is None
     assert abs(none_refcount_drift()) < 50
@@ -78,10 +78,11 @@ def test_the_start_up_guard_refuses_a_binding_that_drops_references(monkeypatch,
     """The unsound binding cannot be installed beside the sound one, so its measurement is faked here;
     everything after it (the refusal, the message, the exit status) is the real start-up path."""
     if not MORTAL_NONE:
-        from domain_drafter.gui import binding_check
+        from domain_drafter.gui.startup import binding_check
 
         monkeypatch.setattr(binding_check, "IMMORTAL_NONE", (99,))
-    from domain_drafter.gui import app, binding_check
+    from domain_drafter.gui import app
+    from domain_drafter.gui.startup import binding_check
 
     monkeypatch.setattr(binding_check, "none_refcount_drift", lambda calls=binding_check.BURST: -calls)
     monkeypatch.setattr(app, "show_native_dialog", lambda text: False)
@@ -148,7 +149,7 @@ def test_forty_generate_rounds_in_the_main_window(qtbot, window, tiny_model):
 
     from PySide6.QtCore import QThreadPool
 
-    from domain_drafter.gui.workers import TaskWorker
+    from domain_drafter.gui.state.workers import TaskWorker
 
     window.add_model_file(tiny_model)
     answers: dict[tuple[str, bool], str] = {}

@@ -9,8 +9,8 @@ from PySide6.QtCore import QThreadPool
 
 from domain_drafter.core.errors import DomainError
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.gui.errors import describe_error
-from domain_drafter.gui.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
+from domain_drafter.gui.state.errors import describe_error
+from domain_drafter.gui.state.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
 
 
 def count_to(n: int, *, task: TaskState, on_token=None) -> list[str]:

@@ -17,8 +17,8 @@ import sys
 import pytest
 
 from domain_drafter.gui import app as gui_app
-from domain_drafter.gui.platform_check import check_platform
-from domain_drafter.gui.settings import AppSettings, save_settings
+from domain_drafter.gui.startup.platform_check import check_platform
+from domain_drafter.gui.state.settings import AppSettings, save_settings
 
 RUN_SECONDS = 3
 PROBE = r"""
@@ -31,7 +31,7 @@ app = QApplication(sys.argv)   # made here only to schedule the probe; main() us
 seen = {}
 
 def probe(tries=100):
-    from domain_drafter.gui.main_window import MainWindow
+    from domain_drafter.gui.main.window import MainWindow
     windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
     ready = windows and windows[0].domain_panel.domain_count() == 9 and windows[0].model_status.loaded_model
     if not ready and tries > 0:   # a slow machine: give it up to 20 s more

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import QApplication
 from domain_drafter.gui.app import configure_application
 configure_application()
 app = QApplication([])
-from domain_drafter.gui.theme import apply_system_theme
-from domain_drafter.gui.main_window import MainWindow
-from domain_drafter.gui.settings import AppSettings
+from domain_drafter.gui.look.theme import apply_system_theme
+from domain_drafter.gui.main.window import MainWindow
+from domain_drafter.gui.state.settings import AppSettings
 apply_system_theme(app)
 window = MainWindow(app_settings=AppSettings(preload_model=False))
 window.show()
@@ -111,8 +111,8 @@ def first_token_seconds(qtbot, window) -> float:
 
 
 def test_first_token_of_the_first_generate(qtbot, default_model_cache):
-    from domain_drafter.gui.main_window import MainWindow
-    from domain_drafter.gui.settings import AppSettings
+    from domain_drafter.gui.main.window import MainWindow
+    from domain_drafter.gui.state.settings import AppSettings
 
     window = MainWindow(app_settings=AppSettings())
     qtbot.addWidget(window)
@@ -178,8 +178,8 @@ def drafted_logistics(folder):
 
 def test_autosave_keeps_the_event_loop_responsive(qtbot, tmp_path):
     """Each change of a 6-action drafted domain is saved; the GUI thread must never stall 50 ms for it."""
-    from domain_drafter.gui.authoring_saver import SAVE_DELAY_MS
-    from domain_drafter.gui.authoring_window import AuthoringWindow
+    from domain_drafter.gui.authoring.saver import SAVE_DELAY_MS
+    from domain_drafter.gui.authoring.window import AuthoringWindow
 
     workspace = drafted_logistics(tmp_path / "logistics")
     window = AuthoringWindow(workspace)

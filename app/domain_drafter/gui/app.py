@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from domain_drafter import __version__
-from domain_drafter.gui.platform_check import Outcome, check_platform, show_native_dialog
+from domain_drafter.gui.startup.platform_check import Outcome, check_platform, show_native_dialog
 
 ORGANIZATION_NAME = "Domain Drafter"
 ORGANIZATION_DOMAIN = "domaindrafter.github.io"
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if report.outcome is Outcome.MISSING_LIBRARIES:
             show_native_dialog(report.message())
         return 1
-    from domain_drafter.gui.binding_check import binding_problem  # noqa: PLC0415
+    from domain_drafter.gui.startup.binding_check import binding_problem  # noqa: PLC0415
 
     problem = binding_problem()
     if problem is not None:
@@ -66,8 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = QApplication.instance() or QApplication(list(argv) if argv is not None else sys.argv)
     set_application_icon()
-    from domain_drafter.gui.theme import apply_system_theme  # noqa: PLC0415
-    from domain_drafter.gui.main_window import MainWindow  # noqa: PLC0415 - after the app exists
+    from domain_drafter.gui.look.theme import apply_system_theme  # noqa: PLC0415
+    from domain_drafter.gui.main.window import MainWindow  # noqa: PLC0415 - after the app exists
 
     apply_system_theme(app)
     window = MainWindow()

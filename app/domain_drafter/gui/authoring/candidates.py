@@ -1,0 +1,116 @@
+"""The authoring window's Draft N: N candidates for the selected action, judged and ranked, in a Candidates tab.
+
+A reference action is judged against the reference; a new action (no reference) gets the checks
+against the working copy's vocabulary, whether the problems stay solvable, and agreement
+(drafting/candidates.py). The job runs through the window's own runner (Stop cancels the batch);
+the picked candidate becomes an attempt of the action, recorded here on the GUI thread, and its
+text goes into the editor (Accept keeps it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from PySide6.QtCore import QObject
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.core.prompt import PromptTemplate
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
+from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.new_action import provisional_bundle
+from domain_drafter.gui.authoring.jobs import LeaseSource
+from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, ranked_title
+from domain_drafter.gui.state.workers import JobKind, TaskWorker
+from domain_drafter.planning.evaluate import Evaluator
+
+if TYPE_CHECKING:
+    from domain_drafter.gui.authoring.window import AuthoringWindow
+
+
+def authoring_candidates_job(lease: LeaseSource, bundle: DomainBundle, name: str, reference: bool,
+                             evaluator: Evaluator, pool: Sequence[DomainBundle], options: DraftOptions,
+                             candidates: CandidateOptions, template: PromptTemplate | None,
+                             on_candidate: Callable[[Candidate], None], *,
+                             task: TaskState) -> tuple[list[Candidate], str]:
+    """The ranked candidates and the model's name (plain data; the bundle was taken on the GUI thread)."""
+    with lease(task) as held:
+        ranked = draft_candidates(bundle, name, held.backend, evaluator, pool, options, candidates.n,
+                                  sampled=candidates.sampled, temperature=candidates.temperature,
+                                  reference=reference, template=template, on_candidate=on_candidate, task=task)
+        return ranked, held.backend.name
+
+
+class AuthoringCandidates(QObject):
+    """Draft N beside Draft: the button's job, the Candidates tab, picking into an attempt."""
+
+    def __init__(self, window: "AuthoringWindow"):
+        super().__init__(window)
+        self.window = window
+        self.panel = CandidatesPanel()
+        window.tabs.addTab(self.panel, "Candidates")
+        self.panel.hint.setText("Click a candidate to record it as an attempt and put it into the editor "
+                                "(Accept keeps it).")
+        self.name: str | None = None       # the action the listed candidates are for
+        self.model = ""
+        self.options = DraftOptions()
+        self.panel.picked.connect(self.pick)
+        window.draft_n_button.setToolTip("Draft N candidates of the selected action in one batch, judged and "
+                                         "ranked (N: Settings); pick one to record it as an attempt")
+        window.draft_n_button.clicked.connect(self.draft)
+
+        def entry_selected() -> bool:
+            name = window.selected()
+            return name is not None and name in window.workspace.entries
+
+        window.enabling.add(window.draft_n_button, lambda: not window.runner.busy and window.state.model is not None
+                            and entry_selected())
+
+    def draft(self) -> TaskWorker | None:
+        window = self.window
+        name, lease = window.selected(), window._lease_source()
+        if name is None or lease is None or window.runner.busy:
+            return None
+        state = window.state
+        options = state.draft_options()
+        new = window.workspace.entry(name).new is not None
+        if new:   # no reference: the vocabulary with the new action's placeholder, base descriptions
+            bundle = provisional_bundle(window.workspace)
+            options = dataclasses.replace(options, description_class=DescriptionClass.BASE)
+        else:
+            bundle = window.workspace.reference_bundle()
+        self.options = options
+        counts = state.settings.candidate_options()
+        worker = TaskWorker(authoring_candidates_job, lease, bundle, name, not new, state.evaluator,
+                            window._pool(), options, counts, state.prompt_template(), self.panel.feed.judged.emit,
+                            kind=JobKind.DRAFT)
+        self.name = name
+        self.panel.start(f"Drafting {counts.n} candidates for {name}…")
+        window.tabs.setCurrentWidget(self.panel)
+        return window._start(worker, self._on_ranked)
+
+    def _on_ranked(self, result: tuple[list[Candidate], str]) -> None:
+        ranked, self.model = result
+        title = ranked_title(ranked, self.name or "the action")
+        self.panel.set_ranked(ranked, title)
+        self.window._say(f"{title}. Pick one to record it as an attempt.")
+
+    def pick(self, candidate: Candidate) -> None:
+        """Record the candidate as an attempt of its action (GUI thread) and put it into the editor."""
+        window, name = self.window, self.name
+        if window.runner.busy or name is None or name not in window.workspace.entries:
+            window._say("Wait for the candidates to be ranked." if window.runner.busy else "No candidates to pick.")
+            return
+        subclass = candidate.subclass
+        options = {"class": self.options.description_class.value, "seed": candidate.seed,
+                   "grammar": self.options.grammar, "candidate": candidate.index + 1, "sampled": candidate.sampled}
+        attempt = window.workspace.add_attempt(name, candidate.answer, source="model", model=self.model or None,
+                                               options=options, subclass=subclass.value if subclass else None,
+                                               message=candidate.message)
+        if window.selected() != name:
+            window.select(name)
+        window._after_change(name)
+        window.editor.setPlainText(candidate.answer)
+        window._say(f"{name}: candidate #{candidate.rank} recorded as attempt {attempt.number} ({candidate.verdict}).")

@@ -1,0 +1,393 @@
+"""The Benchmark dialog: pick models, domains, classes and decoding; run, stop, resume; open the report.
+
+It runs the same engine function as `domain-drafter bench run` (bench.runner.run_experiment) in a
+worker of its own, so the main window stays usable while a run goes on. Progress arrives as
+`Progress` values through a queued signal; the bar chart of class counts grows as verdicts come in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from PySide6.QtCore import QCoreApplication, QObject, QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QColor, QDesktopServices, QPainter
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLayout,
+                               QLineEdit, QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from domain_drafter.bench.progress import format_eta
+from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
+from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
+from domain_drafter.core.paths import data_dir
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.core.errors import DrafterError
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_markdown
+from domain_drafter.gui.state.errors import describe_error
+from domain_drafter.gui.state.settings import AppSettings
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+
+CLASS_COLOURS = {"Syntax error": "#c0392b", "Semantic error": "#e67e22", "Different domain": "#2e86c1",
+                 "Equivalent": "#27ae60", "error": "#7f8c8d"}
+GRAMMAR_CHOICES = {"free decoding": (False,), "grammar": (True,), "both, side by side": (False, True)}
+
+
+class ClassBars(QWidget):
+    """A small bar chart: judged answers per result class."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.counts: dict[str, int] = {}
+        self.setMinimumHeight(110)
+
+    def set_counts(self, counts: dict[str, int]) -> None:
+        self.counts = dict(counts)
+        self.update()
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        painter = QPainter(self)
+        names = [n for n in CLASS_COLOURS if n != "error" or self.counts.get("error")]
+        top = max([self.counts.get(n, 0) for n in names] + [1])
+        width = self.width() / len(names)
+        height = self.height() - 34
+        for i, name in enumerate(names):
+            value = self.counts.get(name, 0)
+            bar = height * value / top
+            rect = QRectF(i * width + 8, 14 + height - bar, width - 16, bar)
+            painter.fillRect(rect, QColor(CLASS_COLOURS[name]))
+            painter.drawText(QRectF(i * width, 0, width, 14), Qt.AlignmentFlag.AlignCenter, str(value))
+            painter.drawText(QRectF(i * width, self.height() - 18, width, 18), Qt.AlignmentFlag.AlignCenter, name)
+        painter.end()
+
+
+class _ProgressRelay(QObject):
+    """Carries Progress values from the worker thread to the GUI thread (a queued connection)."""
+
+    progress = Signal(object)
+
+
+def run_benchmark(spec: ExperimentSpec, out: Path, relay: _ProgressRelay, *, task: TaskState) -> RunSummary:
+    """The worker's job: run or continue `spec` into `out` (resume is always allowed here)."""
+    return run_experiment(spec, out, resume=True, task=task, on_progress=relay.progress.emit)
+
+
+def write_report_files(results: Path, folder: Path, *, task: TaskState) -> Path:
+    from domain_drafter.bench.report import write_report
+
+    task.report(0, 1, "writing the report")
+    write_report(results, folder, with_paper=True)
+    return folder / "report.html"
+
+
+class BenchmarkDialog(QDialog):
+    """Non-modal. `models` are (name, registry name or GGUF path) pairs; `domains` bundled names."""
+
+    run_ended = Signal(str)   # "finished", "stopped", "failed" or "report", once the buttons are up to date
+
+    def __init__(self, models: Sequence[tuple[str, str]], domains: Sequence[str], parent: QWidget | None = None,
+                 *, results_path: Path | None = None, open_externally: bool = True,
+                 settings: AppSettings | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Benchmark")
+        self.resize(1180, 720)
+        self.settings = settings or AppSettings()   # the engine options the run uses, as in Settings
+        self.runner = TaskRunner(self)
+        self.runner.job_ended.connect(self._on_done)   # after the runner dropped the worker: not busy any more
+        self.relay = _ProgressRelay(self)
+        self.relay.progress.connect(self._on_progress)
+        self.open_externally = open_externally
+        self.worker: TaskWorker | None = None
+        self.last_progress: Progress | None = None
+        self.last_summary: RunSummary | None = None
+        self.report_path: Path | None = None
+        self.last_error = ""
+        self._outcome = ""
+
+        self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
+        self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
+        for widget, rows in ((self.model_list, min(len(models), 5)), (self.domain_list, len(domains))):
+            widget.setMaximumHeight(16777215)   # every row in view (up to five models)
+            widget.setFixedHeight(widget.sizeHintForRow(0) * max(1, rows) + 2 * widget.frameWidth() + 2)
+        all_none = QHBoxLayout()
+        for text, state in (("All", Qt.CheckState.Checked), ("None", Qt.CheckState.Unchecked)):
+            button = QPushButton(text)
+            button.setObjectName(f"domains{text}")
+            button.clicked.connect(lambda _=False, s=state: self._check_all(self.domain_list, s))
+            all_none.addWidget(button)
+        all_none.addStretch(1)
+        domains_box = QVBoxLayout()
+        domains_box.addWidget(self.domain_list)
+        domains_box.addLayout(all_none)
+        self.class_checks = {c: QCheckBox(c) for c in ("base", "flipped", "random")}
+        self.class_checks["base"].setChecked(True)
+        classes = QHBoxLayout()
+        for box in self.class_checks.values():
+            classes.addWidget(box)
+        self.prompts_spin = QSpinBox(minimum=1, maximum=1000, value=1)
+        self.grammar_combo = QComboBox()
+        self.grammar_combo.addItems(list(GRAMMAR_CHOICES))
+        self.grammar_combo.setCurrentText("grammar" if self.settings.grammar else "free decoding")
+        self.workers_spin = QSpinBox(minimum=1, maximum=64, value=1)
+        # Until the user picks a file, the name follows the settings: the same settings later resume the same run.
+        self._auto_path = results_path is None
+        self.path_edit = QLineEdit(str(results_path or data_dir() / "results" / "benchmark.sqlite"))
+        self.path_edit.textEdited.connect(self._path_chosen)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(browse)
+
+        form = QFormLayout()
+        form.addRow("Models", self.model_list)
+        form.addRow("Domains", domains_box)
+        form.addRow("Description classes", classes)
+        form.addRow("Prompts per action", self.prompts_spin)
+        form.addRow("Decoding", self.grammar_combo)
+        form.addRow("Worker processes", self.workers_spin)
+        form.addRow("Results file", path_row)
+
+        self.options_label = QLabel(settings_summary(self.settings))
+        self.options_label.setObjectName("benchmarkOptions")
+        self.options_label.setWordWrap(True)
+        form.addRow("Options (Settings)", self.options_label)
+        self.size_label = QLabel()
+        self.progress_bar = QProgressBar()
+        self.eta_label = QLabel("Not started")
+        self.eta_label.setWordWrap(True)
+        self.eta_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.bars = ClassBars()
+        self.start_button = QPushButton("Start")
+        self.stop_button = QPushButton("Stop")
+        self.report_button = QPushButton("Open report")
+        self.start_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        self.report_button.clicked.connect(self.open_report)
+        buttons = QHBoxLayout()
+        for b in (self.start_button, self.stop_button, self.report_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        self.baseline_title = QLabel("<b>Baseline</b> (Gemma 3 270M, experiment 1, committed under resources/results)")
+        self.baseline = BaselineTable(baseline_markdown())
+
+        left, right = QVBoxLayout(), QVBoxLayout()   # the run on the left, its results beside it
+        for item in (form, self.size_label, buttons, self.progress_bar, self.eta_label):
+            (left.addLayout if isinstance(item, QLayout) else left.addWidget)(item)
+        left.addStretch(1)
+        right.addWidget(self.bars)
+        right.addWidget(self.baseline_title)
+        right.addWidget(self.baseline, 1)
+        layout = QHBoxLayout(self)
+        layout.addLayout(left, 4)
+        layout.addLayout(right, 7)
+        for widget in (self.model_list, self.domain_list, self.prompts_spin, *self.class_checks.values()):
+            signal = widget.itemChanged if isinstance(widget, QListWidget) else (
+                widget.valueChanged if isinstance(widget, QSpinBox) else widget.toggled)
+            signal.connect(self._update)
+        self.grammar_combo.currentIndexChanged.connect(self._update)
+        self._update()
+
+    # --- building ---------------------------------------------------------------------------
+    def _checklist(self, items, *, checked_all: bool = False, checked_first: bool = False) -> QListWidget:
+        widget = QListWidget()
+        widget.setMaximumHeight(110)
+        for i, (label, data) in enumerate(items):
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, data)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            on = checked_all or (checked_first and i == 0)
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            widget.addItem(item)
+        return widget
+
+    def set_settings(self, settings: AppSettings) -> None:
+        self.settings = settings
+        self.options_label.setText(settings_summary(settings))
+        self._update()
+
+    @staticmethod
+    def _check_all(widget: QListWidget, state: Qt.CheckState) -> None:
+        for row in range(widget.count()):
+            widget.item(row).setCheckState(state)
+
+    def _checked(self, widget: QListWidget) -> list[tuple[str, str]]:
+        return [(widget.item(i).text(), widget.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(widget.count())
+                if widget.item(i).checkState() == Qt.CheckState.Checked]
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Results file", self.path_edit.text(), "SQLite (*.sqlite)")
+        if path:
+            self.path_edit.setText(path)
+            self._auto_path = False
+
+    def _path_chosen(self, _text: str) -> None:
+        self._auto_path = False
+
+    # --- state ------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.runner.busy
+
+    def spec(self) -> ExperimentSpec:
+        """The run as chosen here, with every engine option from the settings."""
+        models = tuple(ModelSpec(name, model=source) for name, source in self._checked(self.model_list))
+        s = self.settings
+        return ExperimentSpec(
+            name="gui-benchmark", models=models, domains=tuple(d for _, d in self._checked(self.domain_list)),
+            classes=tuple(c for c, box in self.class_checks.items() if box.isChecked()),
+            prompts_per_action=self.prompts_spin.value(), grammar=GRAMMAR_CHOICES[self.grammar_combo.currentText()],
+            workers=self.workers_spin.value(), first_seed=s.seed, examples=s.examples, k=s.k,
+            time_limit_s=s.planner_time_limit_s, retries=s.retries, feedback=s.feedback, equivalence=s.equivalence,
+            max_tokens=s.max_new_tokens, threads=s.threads or None)
+
+    def _valid(self) -> bool:
+        spec = self.spec()
+        return bool(spec.models and spec.domains and spec.classes)
+
+    def _update(self) -> None:
+        valid, actions = self._valid(), None
+        if not valid:
+            self.size_label.setText("Choose at least one model, one domain and one description class.")
+        elif not self.running:
+            spec = self.spec()
+            try:
+                actions = sum(_action_count(d) for d in spec.domains)
+            except DrafterError as err:
+                self.size_label.setText(f"Cannot count the tasks: {describe_error(err).message}")
+                actions = None
+        if valid and not self.running and actions is not None:
+            size = actions * len(spec.classes) * spec.prompts_per_action * len(spec.systems())
+            self.size_label.setText(f"{size} tasks: {actions} actions x {len(spec.classes)} class(es) x "
+                                    f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)")
+            if self._auto_path:
+                self.path_edit.setText(str(data_dir() / "results" / f"benchmark-{spec.fingerprint}.sqlite"))
+        for widget in (self.model_list, self.domain_list, self.prompts_spin, self.grammar_combo, self.workers_spin,
+                       self.path_edit, *self.class_checks.values()):
+            widget.setEnabled(not self.running)
+        self.start_button.setEnabled(valid and not self.running)
+        self.stop_button.setEnabled(self.running)
+        self.report_button.setEnabled(not self.running and Path(self.path_edit.text()).is_file())
+
+    # --- actions ----------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start, or resume if the results file already holds this experiment."""
+        if self.running or not self._valid():
+            return
+        self.last_error = ""
+        self.worker = TaskWorker(run_benchmark, self.spec(), Path(self.path_edit.text()), self.relay, kind=JobKind.BENCHMARK)
+        self.worker.signals.finished.connect(self._on_finished)
+        self.worker.signals.failed.connect(self._on_failed)
+        self.eta_label.setText("Starting…")
+        self.runner.start(self.worker)
+        self._update()
+
+    def stop(self) -> None:
+        if self.worker is not None:
+            self.eta_label.setText("Stopping after the current answer…")
+            self.worker.cancel()
+
+    def open_report(self) -> None:
+        results = Path(self.path_edit.text())
+        folder = results.with_name(results.stem + "-report")
+        worker = TaskWorker(write_report_files, results, folder, kind=JobKind.REPORT)
+        worker.signals.finished.connect(self._on_report)
+        worker.signals.failed.connect(self._on_failed)
+        self.runner.start(worker)
+        self._update()
+
+    def shutdown(self, timeout_ms: int = 60_000) -> bool:
+        return self.runner.shutdown(timeout_ms)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if self.running:
+            self.stop()   # the run stops; Start resumes it next time
+        super().closeEvent(event)
+
+    # --- slots ------------------------------------------------------------------------------
+    def _on_progress(self, p: Progress) -> None:
+        self.last_progress = p
+        self.progress_bar.setMaximum(max(1, p.total))
+        self.progress_bar.setValue(p.evaluated)
+        self.bars.set_counts(p.counts)
+        self.eta_label.setText(f"{p.evaluated} of {p.total} judged, {p.generated} generated; "
+                               f"ETA {format_eta(p.eta_s)}" + (f"; {p.message}" if p.message else ""))
+
+    def _on_finished(self, summary: RunSummary) -> None:
+        self.last_summary = summary
+        if summary.cancelled:
+            self.start_button.setText("Resume")
+            self.eta_label.setText(f"Stopped at {summary.evaluated} of {summary.total}; Resume continues the run.")
+            self._outcome = "stopped"
+        else:
+            self.start_button.setText("Start")
+            self.eta_label.setText(f"Finished: {summary.evaluated} of {summary.total} judged.")
+            self._outcome = "finished"
+
+    def _on_failed(self, error: BaseException) -> None:
+        self.last_error = describe_error(error).text
+        self.eta_label.setText(f"Failed: {self.last_error}")
+        self._outcome = "failed"
+
+    def _on_report(self, page: Path) -> None:
+        self.report_path = page
+        opened = self.open_externally and QDesktopServices.openUrl(QUrl.fromLocalFile(str(page)))
+        self.eta_label.setText(f"Report written to {page}" + ("" if opened or not self.open_externally else
+                               " (no web browser could be started: open that file yourself)"))
+        self._outcome = "report"
+
+    def _on_done(self, *_job: str) -> None:
+        """After the worker's own signal and the runner's bookkeeping: the buttons are right when we say so."""
+        self._update()
+        if self._outcome:
+            outcome, self._outcome = self._outcome, ""
+            self.run_ended.emit(outcome)
+
+
+def _action_count(domain: str) -> int:
+    """Actions of a bundled domain (loaded once per process); DrafterError if it does not load."""
+    from domain_drafter.core.bundle import load_bundle
+
+    return len(load_bundle(domain).action_names)
+
+
+def settings_summary(s: AppSettings) -> str:
+    return (f"{s.examples} examples, at most {s.max_new_tokens} new tokens, {s.retries} retries, "
+            f"{s.equivalence} equivalence, k = {s.k}, {s.planner_time_limit_s:.0f} s planner limit, "
+            f"first seed {s.seed} (change them in Settings)")
+
+
+def install_benchmark_menu(window, state: AppState) -> QAction:
+    """Add Benchmark > Run benchmark… to a main window; the dialog is created on first use."""
+    menu = window.menuBar().addMenu("&Benchmark")
+    window.benchmark_dialog = None
+
+    def show() -> None:
+        dialog = window.benchmark_dialog
+        if dialog is None:
+            entries = state.model_entries or tuple(_registry_models())
+            models = [(e.name, str(e.path) if e.source != "default" else "default") for e in entries]
+            domains = [b.name for b in state.bundles] or _bundled_names()
+            dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window, settings=state.settings)
+            QCoreApplication.instance().aboutToQuit.connect(dialog.shutdown)   # a run stops with the app
+        elif not dialog.running:
+            dialog.set_settings(state.settings)   # Settings changed since: the next run uses them
+        dialog.show()
+        dialog.raise_()
+
+    action = menu.addAction("Run benchmark…", show)
+    window.benchmark_action = action
+    return action
+
+
+def _registry_models() -> list:
+    """Before the window listed its models: ask the registry."""
+    from domain_drafter.llm.models import list_models
+
+    return list_models()
+
+
+def _bundled_names() -> list[str]:
+    from domain_drafter.core.bundle import bundled_names
+
+    return bundled_names()

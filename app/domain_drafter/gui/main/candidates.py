@@ -1,0 +1,158 @@
+"""The main window's Draft N candidates and File > Get a model… (kept out of window.py).
+
+Draft N candidates runs as one job of the window (its runner, its progress bar, Stop cancels the
+whole batch): N answers for the selected action drafted in one batch and judged with the
+settings' options (drafting/candidates.py). The candidates appear in a dock as they are judged
+and are ranked at the end; picking one puts its answer into the editor and its verdict into the
+result panel, without judging it again.
+
+File > Get a model… opens gui/dialogs/get_model_dialog.py; a model it installs joins the model selector.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QDockWidget, QMenu
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.prompt import PromptTemplate
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
+from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, ranked_title
+from domain_drafter.llm.model_library import ModelLibrary
+from domain_drafter.gui.state.workers import JobKind, TaskWorker
+from domain_drafter.llm.models import ModelEntry, list_models
+from domain_drafter.planning.evaluate import Evaluator
+
+if TYPE_CHECKING:
+    from domain_drafter.gui.dialogs.get_model_dialog import GetModelDialog
+    from domain_drafter.gui.main.window import MainWindow
+
+
+def candidates_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
+                   pool: Sequence[DomainBundle], options: DraftOptions, candidates: CandidateOptions,
+                   template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
+                   task: TaskState) -> list[Candidate]:
+    """Load the model if needed (kept for this job), draft and judge the candidates (no Qt: runs in a worker)."""
+    with models.acquire(entry, task) as lease:
+        return draft_candidates(bundle, action, lease.backend, evaluator, pool, options, candidates.n,
+                                sampled=candidates.sampled, temperature=candidates.temperature,
+                                template=template, on_candidate=on_candidate, task=task)
+
+
+class MainCandidates(QObject):
+    """Draft N candidates in `window`: the action's enabling row, the job, the dock, picking."""
+
+    def __init__(self, window: "MainWindow"):
+        super().__init__(window)
+        self.window = window
+        self.action = window.toolbar.candidates_action
+        self.panel = CandidatesPanel()
+        self.dock = QDockWidget("Candidates", window)
+        self.dock.setObjectName("candidatesDock")
+        self.dock.setWidget(self.panel)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.target: tuple[str, str] | None = None   # (bundle path, action) the listed candidates are for
+        self.action.triggered.connect(self.draft)
+        self.panel.picked.connect(self.pick)
+        window.state.target_changed.connect(self._on_target_changed)
+        state = window.state
+        window.enabling.add(self.action, lambda: not window.runner.busy and state.has_target
+                            and state.model is not None)
+        window.enabling.refresh()
+
+    def draft(self) -> TaskWorker | None:
+        """Start the batch for the selected action with the settings' N and mode; None if it cannot start now."""
+        window, state = self.window, self.window.state
+        entry = state.model
+        if not state.has_target or entry is None or window.runner.busy:
+            return None
+        assert state.bundle is not None
+        options = state.settings.candidate_options()
+        worker = TaskWorker(candidates_job, state.models, entry, state.bundle, state.action, state.evaluator,
+                            list(state.bundles), state.draft_options(), options, state.prompt_template(),
+                            self.panel.feed.judged.emit, kind=JobKind.GENERATE)
+        worker.signals.finished.connect(self._on_ranked)
+        self.target = (str(state.bundle.path), state.action)
+        how = "sampled from one prompt" if options.sampled else "one per prompt seed"
+        self.panel.start(f"Drafting {options.n} candidates for {state.bundle.name} / {state.action} ({how})…")
+        self.dock.show()
+        window.result_panel.clear(f"Drafting {options.n} candidates with {entry.name}…")
+        if not window._start(worker):   # the window's one job mechanism (its runner, progress, Stop)
+            return None
+        return worker
+
+    def _on_ranked(self, ranked: list[Candidate]) -> None:
+        window = self.window
+        if window._closing:
+            return
+        state = window.state
+        what = f"{state.bundle.name} / {state.action}" if state.bundle is not None else "the action"
+        title = ranked_title(ranked, what)
+        self.panel.set_ranked(ranked, title)
+        window.result_panel.clear("Pick a candidate in the list to put it into the editor.")
+        window.show_status(title)
+        if state.model is not None:
+            window.model_status.model_used(state.model.name)
+
+    def pick(self, candidate: Candidate) -> None:
+        """The candidate's answer into the editor and its verdict into the result panel (already judged)."""
+        window = self.window
+        state = window.state
+        if window.runner.busy or state.bundle is None or self.target != (str(state.bundle.path), state.action):
+            window.show_status("Wait for the candidates to be ranked" if window.runner.busy
+                               else "These candidates were drafted for another action")
+            return
+        window.answer_panel.set_text(candidate.answer)
+        window.answer_panel.clear_findings()
+        if candidate.evaluation is not None:
+            window.drafts.show_result(candidate.evaluation)
+        else:
+            window.result_panel.clear(f"{candidate.verdict}: {candidate.message}")
+            window.answer_panel.show_findings(candidate.check.findings, candidate.answer)
+        window.show_status(f"Candidate #{candidate.rank} in the editor: {candidate.verdict}")
+
+    def _on_target_changed(self) -> None:
+        state = self.window.state
+        if self.target is not None and (state.bundle is None or self.target != (str(state.bundle.path), state.action)):
+            self.panel.start("Candidates (Draft N candidates drafts them for the selected action)")
+            self.target = None
+
+
+class GetModelMenu(QObject):
+    """File > Get a model…: the catalogue dialog (one at a time); a model it installs joins the model selector.
+    Closing the window stops the dialog's download first (its part file stays for a resume)."""
+
+    def __init__(self, window: "MainWindow", file_menu: QMenu):
+        super().__init__(window)
+        self.window = window
+        self.dialog: GetModelDialog | None = None
+        self.action = file_menu.addAction("Get a model…", self.open)
+        self.action.setStatusTip("Download a model from the catalogue, or check how fast one runs here")
+        window.installEventFilter(self)
+
+    def open(self) -> "GetModelDialog":
+        from domain_drafter.gui.dialogs.get_model_dialog import open_get_model_dialog  # noqa: PLC0415 - on demand
+
+        if self.dialog is None or not self.dialog.isVisible():
+            self.dialog = open_get_model_dialog(self.window)
+            self.dialog.model_installed.connect(self._on_installed)
+        else:
+            self.dialog.raise_()
+            self.dialog.activateWindow()
+        return self.dialog
+
+    def _on_installed(self, path: object) -> None:
+        selector = self.window.model_selector
+        for entry in list_models():     # new files join; the selection and opened files stay
+            selector.add_entry(entry)
+        self.window.show_status(f"Installed {getattr(path, 'name', path)}: choose it in the model selector")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.window and event.type() == QEvent.Type.Close and self.dialog is not None:
+            self.dialog.shutdown()
+        return False

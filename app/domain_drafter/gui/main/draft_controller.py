@@ -1,0 +1,192 @@
+"""The answer workflow of one target action: generate (streaming), evaluate, show, remember.
+
+`DraftController` prepares the workers for Generate and Evaluate, streams tokens into the
+answer editor (coalesced, so the GUI thread never falls behind a fast model), shows verdicts
+in the result panel, and keeps each action's answer and verdict to restore when the user
+comes back to it. The window starts the workers and reports their errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.drafting.loop import Draft
+from domain_drafter.gui.panels.answer_panel import AnswerPanel
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.editor.code_editor import normalized
+from domain_drafter.gui.state.jobs import evaluate_answer, generate_answer
+from domain_drafter.gui.panels.result_panel import ResultPanel
+from domain_drafter.gui.state.workers import JobKind, TaskWorker
+from domain_drafter.llm.backend import GenerationStats
+from domain_drafter.llm.models import ModelEntry
+from domain_drafter.planning.evaluate import EvaluationResult
+
+TOKEN_FLUSH_MS = 40
+STOP_WORDS = {"length": "stopped at the Max new tokens limit", "stop": "stopped at a stop sequence",
+              "eos": "the model ended its answer", "cancelled": "stopped"}
+
+
+def generation_text(stats: GenerationStats, rounds: int, verdict: str) -> str:
+    """`Wrote 42 tokens at 310 tokens/s (stopped at a stop sequence); verdict: UToken` for the status bar."""
+    how = STOP_WORDS.get(stats.stop_reason, stats.stop_reason)
+    tokens = f"{stats.generated_tokens} token{'' if stats.generated_tokens == 1 else 's'}"
+    in_rounds = f" in {rounds} rounds" if rounds > 1 else ""
+    return f"Wrote {tokens} at {stats.tokens_per_s:.0f} tokens/s ({how}){in_rounds}; verdict: {verdict}"
+
+
+@dataclass
+class _Saved:
+    text: str
+    result: EvaluationResult | None   # None when the text was edited after its verdict
+
+
+class DraftController(QObject):
+    result_shown = Signal(object)   # an EvaluationResult now on screen
+    status = Signal(str)
+    generated = Signal(object)      # the Draft of a finished generation
+    evaluated = Signal(object)      # the EvaluationResult of a finished Evaluate
+    streaming = Signal(int, int)    # tokens written so far, the most the settings allow
+
+    def __init__(self, state: AppState, answer_panel: AnswerPanel, result_panel: ResultPanel, *,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.answer_panel, self.result_panel = answer_panel, result_panel
+        self.streamed_text = ""             # what the model streamed in the last generation
+        self._streamed_pieces = 0
+        self._max_tokens = 0
+        self.bundle: DomainBundle | None = None
+        self.action = ""
+        self._saved: dict[tuple[str, str], _Saved] = {}
+        self._fresh = False                 # the result panel's verdict fits the editor's text
+        self._pending: list[str] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(TOKEN_FLUSH_MS)
+        self._timer.timeout.connect(self.flush_tokens)
+        self._closed = False
+        answer_panel.edited.connect(self._on_edited)
+
+    @property
+    def evaluator(self):  # noqa: ANN201 - an Evaluator
+        """The evaluator new jobs use (the AppState's, for the current settings)."""
+        return self.state.evaluator
+
+    # --- the target ------------------------------------------------------------------------
+    def set_target(self, bundle: DomainBundle | None, action: str) -> None:
+        """Switch to another action: keep the current answer, restore the new one's."""
+        if self.bundle is not None and self.action:
+            result = self.result_panel.result if self._fresh else None
+            self._saved[(str(self.bundle.path), self.action)] = _Saved(self.answer_panel.text(), result)
+        self.bundle, self.action = bundle, action
+        saved = self._saved.get((str(bundle.path), action)) if bundle is not None and action else None
+        self.answer_panel.set_text(saved.text if saved else "")
+        self.answer_panel.clear_findings()
+        self.result_panel.clear()
+        self._fresh = False
+        if saved is not None and saved.result is not None:
+            self.show_result(saved.result)
+
+    def _on_edited(self) -> None:
+        if self._fresh:
+            self._fresh = False
+            self.result_panel.show_note("The answer was edited after it was judged: press Evaluate.")
+
+    # --- workers ---------------------------------------------------------------------------
+    def generate_worker(self, entry: ModelEntry) -> TaskWorker:
+        """A worker that loads `entry` if needed, generates (streaming here) and evaluates, all as set now."""
+        assert self.bundle is not None and self.action
+        state = self.state
+        options = state.draft_options()
+        self._max_tokens = options.decoding.max_tokens * (options.retries + 1)
+        self._streamed_pieces = 0
+        worker = TaskWorker(generate_answer, state.models, entry, self.bundle, self.action, state.evaluator,
+                            list(state.bundles), options, state.prompt_template(), streams_tokens=True,
+                            kind=JobKind.GENERATE)
+        worker.signals.token.connect(self._on_token)
+        worker.signals.finished.connect(self._on_generated)
+        self._connect_ends(worker)
+        self._pending.clear()
+        self.streamed_text = ""
+        self.answer_panel.set_text("")
+        self.answer_panel.clear_findings()
+        self.result_panel.clear(f"Generating with {entry.name}…")
+        self._fresh = False
+        return worker
+
+    def evaluate_worker(self) -> TaskWorker:
+        """A worker that judges the editor's text."""
+        assert self.bundle is not None and self.action
+        worker = TaskWorker(evaluate_answer, self.state.evaluator, self.bundle, self.action,
+                            self.answer_panel.text(), kind=JobKind.EVALUATE)
+        worker.signals.finished.connect(self._on_evaluated)
+        self._connect_ends(worker)
+        self.answer_panel.clear_findings()
+        self.result_panel.clear("Evaluating…")
+        return worker
+
+    def _connect_ends(self, worker: TaskWorker) -> None:
+        worker.signals.failed.connect(self._on_failed)
+        worker.signals.cancelled.connect(self._on_cancelled)
+
+    def _on_token(self, piece: str) -> None:
+        self.streamed_text += piece
+        self._streamed_pieces += 1
+        self._pending.append(piece)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def flush_tokens(self) -> None:
+        self._timer.stop()
+        if self._pending and not self._closed:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self.answer_panel.append_text(text)
+            self.streaming.emit(self._streamed_pieces, self._max_tokens)
+
+    def _on_generated(self, draft: Draft) -> None:
+        if self._closed:
+            return
+        self.flush_tokens()
+        final = draft.final
+        if self.answer_panel.text() != normalized(final.answer):
+            self.answer_panel.set_text(final.answer)
+        self.show_result(final)
+        stats = draft.rounds[-1].generation.stats
+        verdict = final.subclass.value if final.subclass else "none"
+        self.status.emit(generation_text(stats, len(draft.rounds), verdict))
+        self.generated.emit(draft)
+
+    def _on_evaluated(self, result: EvaluationResult) -> None:
+        if self._closed:
+            return
+        self.show_result(result)
+        seconds = result.timings.get("total_s", result.timings.get("check_s", 0.0))
+        self.status.emit(f"Evaluated in {seconds:.2f} s: {result.subclass.value if result.subclass else 'no verdict'}")
+        self.evaluated.emit(result)
+
+    def _on_failed(self, _error: BaseException) -> None:
+        if not self._closed:
+            self.flush_tokens()
+            self.result_panel.clear("No verdict: the job failed (see the error).")
+
+    def _on_cancelled(self) -> None:
+        if not self._closed:
+            self.flush_tokens()
+            self.result_panel.clear("Stopped before a verdict; the answer so far stays in the editor.")
+
+    def show_result(self, result: EvaluationResult) -> None:
+        if self.bundle is None:
+            return
+        self.answer_panel.show_findings(result.findings, result.answer)
+        self.result_panel.show_result(result, self.bundle.domain.action(result.action), self.bundle)
+        self._fresh = True
+        self.result_shown.emit(result)
+
+    def close(self) -> None:
+        """Stop showing results (the models and caches belong to the AppState)."""
+        self._closed = True
+        self._timer.stop()

@@ -1,0 +1,178 @@
+"""The model's life in the window: loaded in the background with progress and Stop, and the
+status-bar figures of each job (model, prompt tokens, tokens/s, planner time).
+
+Loading runs on its own TaskRunner, so Evaluate and the domain panels stay usable meanwhile; a
+Generate started during the load waits for it in its worker (the ModelLibrary loads one model at a
+time), never here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
+
+from domain_drafter.gui.state.jobs import LoadedModel, preload_model
+from domain_drafter.llm.model_library import ModelLibrary
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+from domain_drafter.llm.backend import GenerationStats
+from domain_drafter.llm.models import ModelEntry
+from domain_drafter.planning.evaluate import EvaluationResult
+
+
+def threads_text(threads: int) -> str:
+    return f"{threads} thread{'' if threads == 1 else 's'}"
+
+
+def stats_text(prompt_tokens: int | None, tokens_per_s: float | None, planner_s: float | None) -> str:
+    parts = []
+    if prompt_tokens is not None:
+        parts.append(f"prompt {prompt_tokens} tok")
+    if tokens_per_s is not None:
+        parts.append(f"{tokens_per_s:.0f} tok/s")
+    if planner_s is not None:
+        parts.append(f"planner {planner_s:.2f} s")
+    return " · ".join(parts)
+
+
+class ModelStatus(QObject):
+    """Owns the model-loading worker and the status bar's model and statistics widgets."""
+
+    loaded = Signal(object)            # LoadedModel
+    failed = Signal(object)            # the exception of a load that failed
+    state_changed = Signal()
+
+    def __init__(self, models: ModelLibrary, status_bar: QStatusBar, parent: QObject | None = None):
+        super().__init__(parent)
+        self.models = models
+        self.runner = TaskRunner(self)
+        self.loaded_model: LoadedModel | None = None
+        self.warmed_prompt = ""
+        self.last_error = ""
+        self._again: tuple[ModelEntry, str] | None = None
+        self._worker: TaskWorker | None = None
+
+        self.model_label = QLabel("Model: not loaded")
+        self.model_label.setObjectName("modelStatus")
+        self.stats_label = QLabel("")
+        self.stats_label.setObjectName("jobStats")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("modelProgress")
+        self.progress.setMaximumWidth(140)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.stop_button = QToolButton()
+        self.stop_button.setObjectName("stopModelLoad")
+        self.stop_button.setText("Stop loading")
+        self.stop_button.setToolTip("Stop loading the model (it loads again at the next Generate)")
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.hide()
+        for widget in (self.stats_label, self.model_label, self.progress, self.stop_button):
+            status_bar.addPermanentWidget(widget)
+
+    # --- state -----------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy
+
+    def is_loaded(self, entry: ModelEntry | None) -> bool:
+        """Exactly: `entry`'s file is the current model (for the default model too)."""
+        return self.models.is_loaded(entry)
+
+    # --- loading ---------------------------------------------------------------------------
+    def preload(self, entry: ModelEntry | None, warm_prompt: str = "") -> bool:
+        """Load `entry` in the background (then read `warm_prompt` into its cache); False if nothing to do."""
+        if entry is None:
+            return False
+        if self.runner.busy:   # one load at a time: stop this one and start the newest request after it
+            self._again = (entry, warm_prompt)
+            if self._worker is not None and self._worker.kind is JobKind.MODEL_LOAD:
+                self._worker.cancel()
+            return True
+        loaded = self.is_loaded(entry)
+        if loaded and (not warm_prompt or warm_prompt == self.warmed_prompt):
+            return False
+        kind = JobKind.MODEL_WARM if loaded else JobKind.MODEL_LOAD
+        worker = TaskWorker(preload_model, self.models, entry, warm_prompt, kind=kind)
+        worker.signals.progress.connect(self._on_progress)
+        worker.signals.finished.connect(lambda model, prompt=warm_prompt: self._on_loaded(model, prompt))
+        worker.signals.failed.connect(self._on_failed)
+        worker.signals.cancelled.connect(self._on_cancelled)
+        worker.signals.done.connect(self._on_done)
+        self._worker = worker
+        if not loaded:
+            self.loaded_model = None
+            self.model_label.setText(f"Model: loading {entry.name}…")
+            self.progress.setRange(0, 0)
+            self.progress.show()
+            self.stop_button.show()
+        self.runner.start(worker)
+        self.state_changed.emit()
+        return True
+
+    def stop(self) -> None:
+        self._again = None
+        self.runner.cancel_all()
+
+    def _on_progress(self, done: int, total: int, message: str) -> None:
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+        if message and self._worker is not None and self._worker.kind is JobKind.MODEL_LOAD:
+            self.model_label.setText(f"Model: {message}…")
+
+    def _on_loaded(self, model: LoadedModel, prompt: str) -> None:
+        self.loaded_model = model
+        self.last_error = ""
+        if model.warmed_tokens:
+            self.warmed_prompt = prompt
+        chat = ", chat format" if model.prompt_format == "chat" else ""
+        self.model_label.setText(f"Model: {model.name} ({threads_text(model.threads)}{chat}, "
+                                 f"loaded in {model.load_time_s:.1f} s)")
+        self.model_label.setToolTip(str(model.path))
+        self.loaded.emit(model)
+
+    def _on_failed(self, error: BaseException) -> None:
+        self.loaded_model = None
+        self.last_error = str(error)
+        self.model_label.setText("Model: not loaded (see Settings ▸ Model file)")
+        self.model_label.setToolTip(str(error))
+        self.failed.emit(error)
+
+    def _on_cancelled(self) -> None:
+        if self.loaded_model is None:
+            self.model_label.setText("Model: not loaded (stopped; it loads at the next Generate)")
+
+    def _on_done(self) -> None:
+        self.progress.hide()
+        self.stop_button.hide()
+        self._worker = None
+        again, self._again = self._again, None
+        self.state_changed.emit()
+        if again is not None:
+            self.preload(*again)
+
+    def model_used(self, name: str) -> None:
+        """A job loaded (or used) the current model itself."""
+        path, backend = self.models.loaded_path, self.models.backend
+        if path is not None and backend is not None and (self.loaded_model is None or self.loaded_model.path != path):
+            threads = getattr(backend, "n_threads", 0)
+            self.loaded_model = LoadedModel(name, path, getattr(backend, "load_time_s", 0.0), threads, 0)
+            self.model_label.setText(f"Model: {name} ({threads_text(threads)})")
+            self.model_label.setToolTip(str(path))
+
+    # --- figures of the last job -----------------------------------------------------------
+    def show_generation(self, stats: GenerationStats, result: EvaluationResult | None) -> None:
+        self.stats_label.setText(stats_text(stats.prompt_tokens, stats.tokens_per_s, planner_seconds(result)))
+
+    def show_evaluation(self, result: EvaluationResult) -> None:
+        self.stats_label.setText(stats_text(None, None, planner_seconds(result)))
+
+    def shutdown(self) -> None:
+        self._again = None
+        self.runner.cancel_all()
+
+
+def planner_seconds(result: EvaluationResult | None) -> float | None:
+    if result is None:
+        return None
+    return result.timings.get("equivalence_s")

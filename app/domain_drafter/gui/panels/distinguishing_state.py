@@ -1,0 +1,138 @@
+"""The state where a proof (METHOD 6a) found the two domains part, and Save as problem….
+
+Shows the prefix plan with the parting step marked, the atoms that matter there and what each
+domain does. **Save as problem…** writes the counterexample problem into the domain's
+problems/ under a free name, so later answers are checked on it too; the save dialog asks
+before replacing a file, and the writer never replaces one unasked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QPushButton, QVBoxLayout, QWidget
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.errors import DrafterError
+from domain_drafter.gui.panels.item_models import PlanStepListModel
+from domain_drafter.planning.proof_types import ProofCounterexample
+from domain_drafter.proof_text import free_problem_path, reference_reaches_goal, save_problem, state_view
+
+
+def _plain_label(name: str) -> QLabel:
+    """A wrapping, selectable label that shows its text as it is (the text may quote an LLM's atoms)."""
+    label = QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def fit_to_rows(view: QListView) -> None:
+    """Cap a list's height at its content, so the labels under it stay close."""
+    rows = view.model().rowCount()
+    content = sum(max(view.sizeHintForRow(r), 1) for r in range(rows))
+    view.setMaximumHeight(content + 2 * view.frameWidth() + 6)
+
+
+class DistinguishingStateView(QWidget):
+    """Where a proof found the domains part: the prefix plan, the atoms, what each domain does; Save as problem…"""
+
+    problem_saved = Signal(object)   # the Path written
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("distinguishingState")
+        self.title = _plain_label("proofTitle")
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
+        self.plan_model = PlanStepListModel(parent=self)
+        self.plan_view = QListView()
+        self.plan_view.setObjectName("proofPlan")
+        self.plan_view.setModel(self.plan_model)
+        self.plan_view.setWordWrap(True)
+        self.plan_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.atoms = _plain_label("proofAtoms")
+        self.reference = _plain_label("proofReference")
+        self.generated = _plain_label("proofGenerated")
+        self.verdict = _plain_label("proofVerdict")
+        self.goal = _plain_label("proofGoal")
+        self.save_button = QPushButton("Save as problem…")
+        self.save_button.setObjectName("saveProblem")
+        self.save_button.setToolTip("Write this counterexample as a PDDL problem beside the domain's problems, "
+                                    "so later answers are checked on it too")
+        self.save_button.clicked.connect(self.ask_where_to_save)
+        self.saved = _plain_label("proofSaved")
+        save_row = QHBoxLayout()
+        save_row.addWidget(self.save_button)
+        save_row.addWidget(self.saved, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.title, self.plan_view, self.atoms, self.reference, self.generated, self.verdict,
+                       self.goal):
+            layout.addWidget(widget)
+        layout.addLayout(save_row)
+        layout.addStretch(1)   # the rows keep their own height; the rest stays empty below
+        self.counterexample: ProofCounterexample | None = None
+        self.action = ""
+        self.bundle: DomainBundle | None = None
+        self.dialog: QFileDialog | None = None
+
+    @property
+    def folder(self) -> Path | None:
+        """Where Save as problem… proposes to write: the domain's problems/ (None without a bundle)."""
+        return self.bundle.folder / "problems" if self.bundle is not None else None
+
+    def show_counterexample(self, cx: ProofCounterexample, action: str, bundle: DomainBundle | None) -> None:
+        self.counterexample, self.action, self.bundle = cx, action, bundle
+        view = state_view(cx)
+        self.title.setText(view.title)
+        steps = [*view.prefix, view.step]
+        self.plan_model.set_plan(steps, len(steps) - 1, view.verdict)
+        self.plan_view.clearSelection()
+        fit_to_rows(self.plan_view)
+        self.atoms.setText("Atoms that matter there: " + " ".join(view.atoms) if view.atoms else "")
+        self.atoms.setVisible(bool(view.atoms))
+        self.reference.setText(view.reference)
+        self.generated.setText(view.generated)
+        self.verdict.setText(view.verdict)
+        self.goal.setText(f"Goal of the counterexample problem: {' '.join(view.goal)}" if view.goal else "")
+        self.goal.setVisible(bool(view.goal))
+        self.saved.setText("")
+
+    def ask_where_to_save(self) -> None:
+        """A save dialog on a free name in the domain's problems/ folder (it asks before replacing a file)."""
+        if self.counterexample is None:
+            return
+        folder = self.folder if self.folder is not None and self.folder.is_dir() else Path.home()
+        dialog = QFileDialog(self, "Save the counterexample as a problem", str(folder), "PDDL problem (*.pddl)")
+        dialog.setObjectName("saveProblemDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setDefaultSuffix("pddl")
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.selectFile(str(free_problem_path(folder, self.counterexample, self.action)))
+        dialog.fileSelected.connect(self.write_problem)
+        self.dialog = dialog
+        dialog.open()
+
+    def write_problem(self, chosen: str) -> Path | None:
+        """Write the problem to `chosen`; an existing file only after the dialog asked (AcceptSave does)."""
+        if self.counterexample is None or not chosen:
+            return None
+        path = Path(chosen)
+        try:
+            written = save_problem(path, self.counterexample, overwrite=path.exists())
+        except DrafterError as err:
+            self.saved.setText(f"Not saved: {err.what}" + (f" ({err.hint})" if err.hint else ""))
+            return None
+        said = f"Saved as {written}"
+        if self.bundle is not None and reference_reaches_goal(self.bundle.domain, self.counterexample) is False:
+            said += (". The reference domain cannot reach this problem's goal: while the file stays among the "
+                     "domain's problems, answers cannot be judged by the reference's plans on it")
+        self.saved.setText(said)
+        self.problem_saved.emit(written)
+        return written

@@ -1,0 +1,162 @@
+"""The desktop app's one state: what is loaded, selected, set and running, with typed change signals.
+
+Its data is plain Python (bundles, the current domain / action / class / seed, the AppSettings,
+the model in use, which jobs run); windows and dialogs receive the `AppState` (and through it the
+shared model library and evaluator) explicitly, read it, and write to it through its setters.
+Every engine option is built here from the one settings object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+from PySide6.QtCore import QObject, Signal
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.core.errors import UsageError
+from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, default_template_path, load_template
+from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.llm.model_library import ModelLibrary
+from domain_drafter.gui.state.settings import AppSettings, save_settings
+from domain_drafter.gui.state.workers import JobKind, TaskRunner
+from domain_drafter.llm.models import ModelEntry
+from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+
+class AppState(QObject):
+    settings_changed = Signal(object)       # the new AppSettings
+    settings_save_failed = Signal(object)   # the OSError of a save that did not reach the disk
+    bundles_changed = Signal()
+    target_changed = Signal()               # domain, action, class or seed
+    model_changed = Signal(object)          # the ModelEntry chosen for new jobs (or None)
+    running_changed = Signal()
+
+    def __init__(self, settings: AppSettings | None = None, *, models: ModelLibrary | None = None,
+                 evaluator: Evaluator | None = None, settings_file: Path | None = None,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self.settings = settings or AppSettings()
+        self.settings_file = settings_file          # None: the user's config folder
+        self.models = models or ModelLibrary(n_threads=self.settings.threads,
+                                             prompt_format=self.settings.prompt_format)
+        self.bundles: tuple[DomainBundle, ...] = ()
+        self.bundle: DomainBundle | None = None
+        self.action = ""
+        self.description_class = DescriptionClass(self.settings.default_class)
+        self.seed = self.settings.seed
+        self.model: ModelEntry | None = None
+        self.model_entries: tuple[ModelEntry, ...] = ()   # the models on offer (the toolbar's list)
+        self._evaluator = evaluator or Evaluator(self.settings.evaluation_options())
+        self._retired: list[Evaluator] = []         # still possibly used by a running job: closed at the end
+        self._runners: dict[TaskRunner, str] = {}
+        self._template: tuple[tuple[Path, int], PromptTemplate] | None = None
+
+    # --- settings ----------------------------------------------------------------------------
+    def update_settings(self, new: AppSettings, *, save: bool = True) -> bool:
+        """Use `new` from now on (new jobs) and save it; False (and settings_save_failed) if the save failed."""
+        old, self.settings = self.settings, new
+        self.models.n_threads = new.threads
+        self.models.prompt_format = new.prompt_format
+        if old.evaluation_options() != new.evaluation_options():
+            self._retired.append(self._evaluator)
+            self._evaluator = Evaluator(new.evaluation_options())
+        self.settings_changed.emit(new)
+        if not save:
+            return True
+        try:
+            save_settings(new, self.settings_file)
+        except OSError as err:
+            self.settings_save_failed.emit(err)
+            return False
+        return True
+
+    def set_grammar(self, grammar: bool) -> bool:
+        if grammar == self.settings.grammar:
+            return True
+        return self.update_settings(replace(self.settings, grammar=grammar))
+
+    # --- what the engine gets ----------------------------------------------------------------
+    def draft_options(self) -> DraftOptions:
+        """The settings, with the description class and seed chosen now."""
+        return self.settings.draft_options(self.description_class, self.seed)
+
+    def evaluation_options(self) -> EvaluationOptions:
+        return self.settings.evaluation_options()
+
+    def prompt_template(self) -> PromptTemplate:
+        """The prompt template, read again only when its file changed (warm-ups ask for it often)."""
+        path = default_template_path()
+        try:
+            stamp = (path, path.stat().st_mtime_ns)
+        except OSError:
+            stamp = (path, 0)
+        if self._template is None or self._template[0] != stamp:
+            self._template = (stamp, load_template(path))
+        return self._template[1]
+
+    def prompt(self) -> Prompt:
+        """The prompt Generate sends for the current target (raises DrafterError if there is none)."""
+        options = self.draft_options()
+        if self.bundle is None or not self.action:
+            raise UsageError("no action is selected", hint="pick a domain and an action")
+        return build_prompt(self.bundle, self.action, self.bundles, options.description_class, options.seed,
+                            options.examples, self.prompt_template())
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """The evaluator for the current settings (thread-safe; shared by every window)."""
+        return self._evaluator
+
+    # --- selection ---------------------------------------------------------------------------
+    def set_bundles(self, bundles: Sequence[DomainBundle]) -> None:
+        self.bundles = tuple(bundles)
+        self.bundles_changed.emit()
+
+    def set_target(self, bundle: DomainBundle | None, action: str) -> None:
+        if (bundle, action) != (self.bundle, self.action):
+            self.bundle, self.action = bundle, action
+            self.target_changed.emit()
+
+    def set_description(self, description_class: DescriptionClass, seed: int) -> None:
+        if (description_class, seed) != (self.description_class, self.seed):
+            self.description_class, self.seed = description_class, seed
+            self.target_changed.emit()
+
+    def set_model_entries(self, entries: Sequence[ModelEntry]) -> None:
+        self.model_entries = tuple(entries)
+
+    def set_model(self, entry: ModelEntry | None) -> None:
+        if entry is not None and entry not in self.model_entries:
+            self.model_entries += (entry,)
+        if entry != self.model:
+            self.model = entry
+            self.model_changed.emit(entry)
+
+    @property
+    def has_target(self) -> bool:
+        return self.bundle is not None and bool(self.action)
+
+    # --- running jobs ------------------------------------------------------------------------
+    def track(self, runner: TaskRunner, owner: str) -> None:
+        """Count `runner`'s jobs as `owner`'s in `running()`."""
+        self._runners[runner] = owner
+        runner.busy_changed.connect(lambda _busy: self.running_changed.emit())
+        runner.destroyed.connect(lambda *_: self._runners.pop(runner, None))
+
+    def running(self, owner: str | None = None, kind: JobKind | None = None) -> bool:
+        for runner, who in list(self._runners.items()):
+            if owner is not None and who != owner:
+                continue
+            if any(kind is None or w.kind is kind for w in runner.active):
+                return True
+        return False
+
+    def close(self) -> None:
+        """At the app's end, once its jobs are over: release the models and the caches."""
+        self.models.close()
+        for evaluator in (*self._retired, self._evaluator):
+            evaluator.close()
+        self._retired.clear()

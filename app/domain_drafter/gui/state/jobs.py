@@ -1,0 +1,95 @@
+"""The work the GUI hands to its workers, as plain functions over the engine (no Qt here).
+
+Each takes `task=` (a TaskState) and returns plain data; the window runs them through
+workers.TaskWorker, never on the GUI thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from domain_drafter.core.bundle import DomainBundle, load_bundle_path, load_bundled
+from domain_drafter.core.prompt import PromptTemplate
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.loop import Draft, DraftOptions, draft_action
+from domain_drafter.llm.backend import DecodingOptions
+from domain_drafter.llm.model_library import ModelLibrary
+from domain_drafter.llm.models import ModelEntry, list_models
+from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+
+
+@dataclass(frozen=True)
+class StartupData:
+    """What the window needs before it is useful: the bundled domains and the models on offer."""
+
+    bundles: tuple[DomainBundle, ...]
+    models: tuple[ModelEntry, ...]
+
+
+def load_startup(*, task: TaskState) -> StartupData:
+    task.report(0, 2, "loading the bundled domains")
+    bundles = tuple(load_bundled())   # parsed once per machine: core.bundle_cache
+    task.check_cancelled()
+    task.report(1, 2, "looking for models")
+    models = tuple(list_models())
+    task.report(2, 2, f"{len(bundles)} domains, {len(models)} model{'' if len(models) == 1 else 's'}")
+    return StartupData(bundles, models)
+
+
+def open_bundle(path: str | Path, *, task: TaskState) -> DomainBundle:
+    """A user's domain folder (or domain.pddl); DomainError / PddlSyntaxError name file:line:col."""
+    task.report(0, 1, f"reading {path}")
+    bundle = load_bundle_path(Path(path))
+    task.report(1, 1, f"loaded {bundle.name}")
+    return bundle
+
+
+def evaluate_answer(evaluator: Evaluator, bundle: DomainBundle, action: str, answer: str, *,
+                    task: TaskState) -> EvaluationResult:
+    task.report(0, 1, "checking the answer")
+    return evaluator.evaluate(bundle, action, answer, task=task)
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """What the status bar says about the model once it is loaded (and its prompt warmed)."""
+
+    name: str
+    path: Path
+    load_time_s: float
+    threads: int
+    warmed_tokens: int   # prompt tokens already in the model's cache (0: none)
+    prompt_format: str = "completion"   # "completion" (the paper's plain prompt) or "chat"
+
+
+def preload_model(models: ModelLibrary, entry: ModelEntry, warm_prompt: str = "", *,
+                  task: TaskState) -> LoadedModel:
+    """Load `entry` (if it is not loaded) and evaluate `warm_prompt` into its cache.
+
+    The llama.cpp backend keeps the longest common prefix of consecutive prompts, so after this
+    the first Generate of the same prompt starts writing almost at once.
+    """
+    with models.acquire(entry, task) as lease:
+        backend = lease.backend
+        warmed = 0
+        if warm_prompt:
+            task.check_cancelled()
+            task.report(0, 0, f"reading the prompt into {lease.path.name}")
+            generation = backend.generate(warm_prompt, DecodingOptions(max_tokens=1, stop=()), task=task)
+            if generation.stats.stop_reason != "cancelled":
+                warmed = generation.stats.prompt_tokens
+            task.report(1, 1, "model ready")
+        return LoadedModel(lease.path.name, lease.path, getattr(backend, "load_time_s", 0.0),
+                           getattr(backend, "n_threads", 0), warmed, getattr(backend, "prompt_format", "completion"))
+
+
+def generate_answer(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str,
+                    evaluator: Evaluator, pool: Sequence[DomainBundle], options: DraftOptions,
+                    template: PromptTemplate | None = None, *, task: TaskState,
+                    on_token: Callable[[str], None] | None = None) -> Draft:
+    """Load the model if needed (keeping it for this job), ask it for `action`, evaluate the answer."""
+    with models.acquire(entry, task) as lease:
+        return draft_action(bundle, action, lease.backend, evaluator, pool, options, template=template,
+                            on_token=on_token, task=task)
