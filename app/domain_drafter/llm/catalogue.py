@@ -12,14 +12,13 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Protocol, Sequence
 from urllib.parse import quote
 
 from domain_drafter.core.errors import DomainError, ModelError, SourceLocation, UsageError
 from domain_drafter.core.paths import config_dir
 from domain_drafter.core.toml_source import TomlSource, describe_value
 from domain_drafter.llm.backend import PROMPT_FORMATS
-from domain_drafter.llm.models import ModelEntry
 
 HUB_ENDPOINT = "https://huggingface.co"
 CATALOGUE_FILE = "models.toml"
@@ -154,7 +153,17 @@ def load_catalogue(paths: Sequence[Path] | None = None) -> Catalogue:
     return Catalogue(models_out, tuple(Path(p) for p in paths))
 
 
-def installed_path(model: CatalogueModel, entries: Iterable[ModelEntry]) -> Path | None:
+class InstalledModel(Protocol):
+    """What installed_path reads of an installed model: llm.models.ModelEntry, which imports this module
+    (to resolve catalogue names), so the catalogue names only the two fields it needs."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def source(self) -> str: ...
+
+
+def installed_path(model: CatalogueModel, entries: Iterable[InstalledModel]) -> Path | None:
     """Where `model` already is among `entries` (llm.models.list_models()), or None."""
     for entry in entries:
         if model.embedded and entry.source == "default":

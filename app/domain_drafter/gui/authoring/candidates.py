@@ -10,9 +10,10 @@ text goes into the editor (Accept keeps it).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QPushButton, QTabWidget
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass
@@ -21,13 +22,35 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.drafting.new_action import provisional_bundle
+from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.jobs import LeaseSource
+from domain_drafter.gui.editor.code_editor import CodeEditor
 from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, ranked_title
-from domain_drafter.gui.state.workers import JobKind, TaskWorker
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.enabling import EnablingTable
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.planning.evaluate import Evaluator
 
-if TYPE_CHECKING:
-    from domain_drafter.gui.authoring.window import AuthoringWindow
+
+class CandidatesHost(Protocol):
+    """What the Candidates tab uses of its authoring window, named here so that it never imports the window
+    that builds it (gui/authoring/window.py): the window's state, widgets and job, and four of its steps."""
+
+    state: AppState
+    workspace: WorkingCopy
+    runner: TaskRunner
+    enabling: EnablingTable
+    tabs: QTabWidget
+    draft_n_button: QPushButton
+    editor: CodeEditor
+
+    def selected(self) -> str | None: ...
+    def select(self, name: str) -> None: ...
+    def say(self, text: str) -> None: ...
+    def after_change(self, name: str) -> None: ...
+    def lease_source(self) -> LeaseSource | None: ...
+    def bundle_pool(self) -> list[DomainBundle]: ...
+    def start_job(self, worker: TaskWorker, on_finished: Callable[[object], None]) -> TaskWorker | None: ...
 
 
 def authoring_candidates_job(lease: LeaseSource, bundle: DomainBundle, name: str, reference: bool,
@@ -46,8 +69,8 @@ def authoring_candidates_job(lease: LeaseSource, bundle: DomainBundle, name: str
 class AuthoringCandidates(QObject):
     """Draft N beside Draft: the button's job, the Candidates tab, picking into an attempt."""
 
-    def __init__(self, window: "AuthoringWindow"):
-        super().__init__(window)
+    def __init__(self, window: CandidatesHost, parent: QObject | None = None):
+        super().__init__(parent)
         self.window = window
         self.panel = CandidatesPanel()
         window.tabs.addTab(self.panel, "Candidates")
@@ -70,7 +93,7 @@ class AuthoringCandidates(QObject):
 
     def draft(self) -> TaskWorker | None:
         window = self.window
-        name, lease = window.selected(), window._lease_source()
+        name, lease = window.selected(), window.lease_source()
         if name is None or lease is None or window.runner.busy:
             return None
         state = window.state
@@ -84,24 +107,24 @@ class AuthoringCandidates(QObject):
         self.options = options
         counts = state.settings.candidate_options()
         worker = TaskWorker(authoring_candidates_job, lease, bundle, name, not new, state.evaluator,
-                            window._pool(), options, counts, state.prompt_template(), self.panel.feed.judged.emit,
+                            window.bundle_pool(), options, counts, state.prompt_template(), self.panel.feed.judged.emit,
                             kind=JobKind.DRAFT)
         self.name = name
         self.panel.start(f"Drafting {counts.n} candidates for {name}…")
         window.tabs.setCurrentWidget(self.panel)
-        return window._start(worker, self._on_ranked)
+        return window.start_job(worker, self._on_ranked)
 
     def _on_ranked(self, result: tuple[list[Candidate], str]) -> None:
         ranked, self.model = result
         title = ranked_title(ranked, self.name or "the action")
         self.panel.set_ranked(ranked, title)
-        self.window._say(f"{title}. Pick one to record it as an attempt.")
+        self.window.say(f"{title}. Pick one to record it as an attempt.")
 
     def pick(self, candidate: Candidate) -> None:
         """Record the candidate as an attempt of its action (GUI thread) and put it into the editor."""
         window, name = self.window, self.name
         if window.runner.busy or name is None or name not in window.workspace.entries:
-            window._say("Wait for the candidates to be ranked." if window.runner.busy else "No candidates to pick.")
+            window.say("Wait for the candidates to be ranked." if window.runner.busy else "No candidates to pick.")
             return
         subclass = candidate.subclass
         options = {"class": self.options.description_class.value, "seed": candidate.seed,
@@ -111,6 +134,6 @@ class AuthoringCandidates(QObject):
                                                message=candidate.message)
         if window.selected() != name:
             window.select(name)
-        window._after_change(name)
+        window.after_change(name)
         window.editor.setPlainText(candidate.answer)
-        window._say(f"{name}: candidate #{candidate.rank} recorded as attempt {attempt.number} ({candidate.verdict}).")
+        window.say(f"{name}: candidate #{candidate.rank} recorded as attempt {attempt.number} ({candidate.verdict}).")

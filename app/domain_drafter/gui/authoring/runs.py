@@ -25,55 +25,55 @@ JOB_WORDS = {JobKind.DRAFT_ALL: "Draft all", JobKind.DRAFT: "Draft", JobKind.TRY
 
 
 class AuthoringRunsMixin:
-    """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, _say and _after_change."""
+    """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, say and after_change."""
 
-    def _lease_source(self) -> Callable[[TaskState], ModelLease] | None:
+    def lease_source(self) -> Callable[[TaskState], ModelLease] | None:
         """Leases the model chosen now (a later switch applies to later jobs); None if there is none."""
         entry, models = self.state.model, self.state.models
         if entry is None:
             return None
         return lambda task: models.acquire(entry, task)
 
-    def _pool(self) -> list:
+    def bundle_pool(self) -> list:
         if not self.state.bundles:
             from domain_drafter.core.bundle import load_bundled  # noqa: PLC0415 - only without a main window
 
             self.state.set_bundles(load_bundled())
         return list(self.state.bundles)
 
-    def _start(self, worker: TaskWorker, on_finished: Callable[[object], None]) -> TaskWorker | None:
+    def start_job(self, worker: TaskWorker, on_finished: Callable[[object], None]) -> TaskWorker | None:
         if self.runner.busy or self._closing:
             return None
         worker.signals.finished.connect(on_finished)
         worker.signals.failed.connect(lambda err, kind=worker.kind: self._job_failed(kind, err))
-        worker.signals.cancelled.connect(lambda kind=worker.kind: self._say(f"{JOB_WORDS[kind]}: stopped."))
+        worker.signals.cancelled.connect(lambda kind=worker.kind: self.say(f"{JOB_WORDS[kind]}: stopped."))
         worker.signals.progress.connect(self._on_progress)
         return self.runner.start(worker)
 
     def _job_failed(self, kind: JobKind, error: BaseException) -> None:
-        self._say(f"{JOB_WORDS.get(kind, 'Job')} failed: {describe_error(error).text}")
+        self.say(f"{JOB_WORDS.get(kind, 'Job')} failed: {describe_error(error).text}")
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
-        self._say(message)
+        self.say(message)
 
     # --- drafting ------------------------------------------------------------------------------
     def draft_all(self) -> None:
-        lease = self._lease_source()
+        lease = self.lease_source()
         if lease is None or self.runner.busy:
             return
         self._options = self.state.draft_options()
         self.verdict.setPlainText("Drafting every action...")
         worker = TaskWorker(draft_all_job, lease, self.workspace.reference_bundle(), self.state.evaluator,
-                            self._pool(), self._options, self.state.prompt_template(), self._outcome.emit,
+                            self.bundle_pool(), self._options, self.state.prompt_template(), self._outcome.emit,
                             kind=JobKind.DRAFT_ALL)
-        self._start(worker, self._on_domain_draft)
+        self.start_job(worker, self._on_domain_draft)
 
     def _on_outcome(self, item: tuple[ActionOutcome, str]) -> None:
         outcome, model = item   # recorded here, in the GUI thread, as each action's verdict arrives
         record(self.workspace, outcome, model, self._options, accept=False)
-        self._after_change(outcome.name)
+        self.after_change(outcome.name)
 
     def _on_domain_draft(self, result: DomainDraft) -> None:
         self.tabs.setCurrentWidget(self.verdict)
@@ -82,21 +82,21 @@ class AuthoringRunsMixin:
         if result.failed:
             lines.append(f"  left out of D' (failed the checks): {', '.join(result.failed)}")
         self.verdict.setPlainText("\n".join(lines))
-        self._say(f"Drafted {len(result.outcomes)} actions: {result.comparison.verdict.value}.")
+        self.say(f"Drafted {len(result.outcomes)} actions: {result.comparison.verdict.value}.")
 
     def draft_selected(self) -> None:
-        name, lease = self.selected(), self._lease_source()
+        name, lease = self.selected(), self.lease_source()
         if name is None or lease is None or self.runner.busy:
             return
         options = self._options = self.state.draft_options()
         if self.workspace.entry(name).new is not None:   # prompt and vocabulary taken here, the answer recorded here
-            prompt = new_action_prompt(self.workspace, name, self._pool(), options, self.state.prompt_template())
+            prompt = new_action_prompt(self.workspace, name, self.bundle_pool(), options, self.state.prompt_template())
             worker = TaskWorker(new_action_job, lease, prompt, self.workspace.vocabulary(), name, options,
                                 kind=JobKind.DRAFT)
         else:
             worker = TaskWorker(draft_one_job, lease, self.workspace.reference_bundle(), name, self.state.evaluator,
-                                self._pool(), options, self.state.prompt_template(), kind=JobKind.DRAFT)
-        self._start(worker, self._on_drafted)
+                                self.bundle_pool(), options, self.state.prompt_template(), kind=JobKind.DRAFT)
+        self.start_job(worker, self._on_drafted)
 
     def _on_drafted(self, result: object) -> None:
         if isinstance(result, NewActionAnswer):
@@ -107,8 +107,8 @@ class AuthoringRunsMixin:
             record(self.workspace, outcome, model, self._options, accept=False)
             final = outcome.evaluation
             name, verdict = outcome.name, final.subclass.value if final.subclass else "no verdict"
-        self._after_change(name)
-        self._say(f"Drafted {name}: {verdict}.")
+        self.after_change(name)
+        self.say(f"Drafted {name}: {verdict}.")
 
     # --- judging -------------------------------------------------------------------------------
     def judge(self) -> None:
@@ -118,12 +118,12 @@ class AuthoringRunsMixin:
         self.verdict.setPlainText("Judging the working copy against the reference...")
         worker = TaskWorker(judge_job, self.workspace.reference_bundle(), self.workspace.working_domain(),
                             self.state.evaluator, kind=JobKind.JUDGE)
-        self._start(worker, self._on_judged)
+        self.start_job(worker, self._on_judged)
 
     def _on_judged(self, comparison) -> None:  # noqa: ANN001 - a DomainComparison
         self.tabs.setCurrentWidget(self.verdict)
         self.verdict.setPlainText("Working copy: " + format_comparison(comparison, self.workspace.reference_bundle()))
-        self._say(f"Judged the working copy: {comparison.verdict.value}.")
+        self.say(f"Judged the working copy: {comparison.verdict.value}.")
 
     def try_selected(self) -> None:
         name = self.selected()
@@ -131,7 +131,7 @@ class AuthoringRunsMixin:
             return
         worker = TaskWorker(try_job, detached_copy(self.workspace), name, self.state.evaluator.planner,
                             self.editor.toPlainText(), kind=JobKind.TRY)
-        self._start(worker, self._on_tried)
+        self.start_job(worker, self._on_tried)
 
     def _on_tried(self, report: TryReport) -> None:
         self.tabs.setCurrentWidget(self.verdict)
@@ -140,4 +140,4 @@ class AuthoringRunsMixin:
             lines.append(f"  {problem.message}")
             lines.extend(f"      {line}" for line in problem.words)
         self.verdict.setPlainText("\n".join(lines))
-        self._say(lines[0] + ".")
+        self.say(lines[0] + ".")

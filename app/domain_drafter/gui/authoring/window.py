@@ -68,10 +68,10 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         for source in (self.runner.job_ended, self.saver.job_ended):
             source.connect(self.job_ended)
         self.saver.saved.connect(self._on_saved)
-        self.saver.failed.connect(lambda err: self._say(f"Not saved: {describe_error(err).text}"))
+        self.saver.failed.connect(lambda err: self.say(f"Not saved: {describe_error(err).text}"))
         workspace.on_change = self._on_changed
         self.enabling = EnablingTable(self._enabling_rules())
-        self.candidates = AuthoringCandidates(self)   # Draft N: its tab, job and enabling row
+        self.candidates = AuthoringCandidates(self, parent=self)   # Draft N: its tab, job and enabling row
         for signal in (self.runner.busy_changed, self.state.model_changed):
             signal.connect(self.enabling.refresh)
         self.runner.busy_changed.connect(self.progress.setVisible)
@@ -179,7 +179,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         where = str(self.workspace.folder) if self.workspace.folder else "not saved"
         self.setWindowTitle(f"{'*' if self.workspace.dirty else ''}{self.workspace.name} ({where}) - Authoring")
 
-    def _say(self, text: str) -> None:
+    def say(self, text: str) -> None:
         self.status.setText(text)
 
     def _baseline(self, name: str) -> str:
@@ -226,7 +226,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         text = self.editor.toPlainText()
         self.workspace.set_scratch(name, None if text == self._baseline(name) else text)
 
-    def _after_change(self, name: str) -> None:
+    def after_change(self, name: str) -> None:
         """`name` changed: its row updates in place (selection kept); the editor follows if it shows it."""
         self.actions_model.changed(name)
         if name == self.selected():
@@ -246,7 +246,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         report = self.workspace.check(name, text)
         if not report.passed:
             finding = report.findings[0]
-            self._say(f"Not accepted: {finding.subclass.value}: {finding.message}")
+            self.say(f"Not accepted: {finding.subclass.value}: {finding.message}")
             return False
         self._scratch_timer.stop()
         number = next((a.number for a in entry.attempts if a.text == text), None)
@@ -262,8 +262,8 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
             self.workspace.accept(name, formatted, attempt=number)
         except DrafterError:
             self.workspace.accept(name, attempt=number)
-        self._say(f"Accepted {name} (attempt {number}).")
-        self._after_change(name)
+        self.say(f"Accepted {name} (attempt {number}).")
+        self.after_change(name)
         return True
 
     def revert_selected(self) -> None:
@@ -271,9 +271,9 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         if name is not None:
             self._scratch_timer.stop()
             self.workspace.revert(name)
-            self._say(f"{name}: back to the reference." if self.workspace.entries[name].reference
+            self.say(f"{name}: back to the reference." if self.workspace.entries[name].reference
                       else f"{name}: no accepted definition.")
-            self._after_change(name)
+            self.after_change(name)
 
     def restore_attempt(self) -> None:
         """Put the selected attempt's text into the editor (Accept keeps it)."""
@@ -328,7 +328,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
 
     def _on_saved(self, path: str) -> None:
         self._update_title()
-        self._say(f"Saved to {path}")
+        self.say(f"Saved to {path}")
         self.saved.emit(path)
 
     def save_to(self, folder: Path) -> TaskWorker:

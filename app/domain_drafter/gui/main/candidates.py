@@ -11,25 +11,49 @@ File > Get a model… opens gui/dialogs/get_model_dialog.py; a model it installs
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QDockWidget, QMenu
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
 from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.gui.main.draft_controller import DraftController
+from domain_drafter.gui.main.model_status import ModelStatus
+from domain_drafter.gui.main.toolbar import ModelSelector
+from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, ranked_title
+from domain_drafter.gui.panels.result_panel import ResultPanel
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.llm.model_library import ModelLibrary
-from domain_drafter.gui.state.workers import JobKind, TaskWorker
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.models import ModelEntry, list_models
 from domain_drafter.planning.evaluate import Evaluator
 
 if TYPE_CHECKING:
     from domain_drafter.gui.dialogs.get_model_dialog import GetModelDialog
-    from domain_drafter.gui.main.window import MainWindow
+
+
+class CandidatesHost(Protocol):
+    """What Draft N candidates uses of the main window, named here so that it never imports the window that
+    builds it (gui/main/window.py): the state, the job runner, the panels it fills, and two steps."""
+
+    state: AppState
+    runner: TaskRunner
+    enabling: EnablingTable
+    answer_panel: AnswerPanel
+    result_panel: ResultPanel
+    drafts: DraftController
+    model_status: ModelStatus
+    closing: bool
+
+    def start_job(self, worker: TaskWorker, on_finished: Callable[[object], None] | None = None) -> bool: ...
+    def show_status(self, text: str) -> None: ...
 
 
 def candidates_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
@@ -44,17 +68,18 @@ def candidates_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle
 
 
 class MainCandidates(QObject):
-    """Draft N candidates in `window`: the action's enabling row, the job, the dock, picking."""
+    """Draft N candidates in `window`: the action's enabling row, the job, the dock, picking. `dock_area` is
+    the main window that holds the dock (the same window, seen as a QMainWindow)."""
 
-    def __init__(self, window: "MainWindow"):
-        super().__init__(window)
+    def __init__(self, window: CandidatesHost, action: QAction, dock_area: QMainWindow):
+        super().__init__(dock_area)
         self.window = window
-        self.action = window.toolbar.candidates_action
+        self.action = action
         self.panel = CandidatesPanel()
-        self.dock = QDockWidget("Candidates", window)
+        self.dock = QDockWidget("Candidates", dock_area)
         self.dock.setObjectName("candidatesDock")
         self.dock.setWidget(self.panel)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        dock_area.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
         self.target: tuple[str, str] | None = None   # (bundle path, action) the listed candidates are for
         self.action.triggered.connect(self.draft)
@@ -82,13 +107,13 @@ class MainCandidates(QObject):
         self.panel.start(f"Drafting {options.n} candidates for {state.bundle.name} / {state.action} ({how})…")
         self.dock.show()
         window.result_panel.clear(f"Drafting {options.n} candidates with {entry.name}…")
-        if not window._start(worker):   # the window's one job mechanism (its runner, progress, Stop)
+        if not window.start_job(worker):   # the window's one job mechanism (its runner, progress, Stop)
             return None
         return worker
 
     def _on_ranked(self, ranked: list[Candidate]) -> None:
         window = self.window
-        if window._closing:
+        if window.closing:
             return
         state = window.state
         what = f"{state.bundle.name} / {state.action}" if state.bundle is not None else "the action"
@@ -127,9 +152,12 @@ class GetModelMenu(QObject):
     """File > Get a model…: the catalogue dialog (one at a time); a model it installs joins the model selector.
     Closing the window stops the dialog's download first (its part file stays for a resume)."""
 
-    def __init__(self, window: "MainWindow", file_menu: QMenu):
+    def __init__(self, window: QMainWindow, file_menu: QMenu, selector: ModelSelector,
+                 show_status: Callable[[str], None]):
         super().__init__(window)
         self.window = window
+        self.selector = selector
+        self.show_status = show_status
         self.dialog: GetModelDialog | None = None
         self.action = file_menu.addAction("Get a model…", self.open)
         self.action.setStatusTip("Download a model from the catalogue, or check how fast one runs here")
@@ -147,10 +175,9 @@ class GetModelMenu(QObject):
         return self.dialog
 
     def _on_installed(self, path: object) -> None:
-        selector = self.window.model_selector
         for entry in list_models():     # new files join; the selection and opened files stay
-            selector.add_entry(entry)
-        self.window.show_status(f"Installed {getattr(path, 'name', path)}: choose it in the model selector")
+            self.selector.add_entry(entry)
+        self.show_status(f"Installed {getattr(path, 'name', path)}: choose it in the model selector")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self.window and event.type() == QEvent.Type.Close and self.dialog is not None:

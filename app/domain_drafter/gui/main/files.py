@@ -21,7 +21,7 @@ from domain_drafter.llm.models import ModelEntry
 
 
 class WindowFilesMixin:
-    """Needs the MainWindow's state, panels, runner, window_state, _start and report_exception."""
+    """Needs the MainWindow's state, panels, runner, window_state, start_job and report_exception."""
 
     prompt_dialog: PromptDialog | None = None
 
@@ -48,10 +48,10 @@ class WindowFilesMixin:
     def open_domain_folder(self, path: str | Path) -> None:
         """Load a domain folder (or domain.pddl) in a worker; errors are reported with file:line:col."""
         self.show_status(f"Opening {path}…")
-        self._start(TaskWorker(open_bundle, str(path), kind=JobKind.OPEN), self._on_bundle_opened)
+        self.start_job(TaskWorker(open_bundle, str(path), kind=JobKind.OPEN), self._on_bundle_opened)
 
     def _on_bundle_opened(self, bundle: DomainBundle) -> None:
-        if not self._closing:
+        if not self.closing:
             self.domain_panel.add_bundle(bundle)
             self.window_state.add_recent_domain(bundle.folder)
             self.show_status(f"Opened {bundle.name} from {bundle.folder}")

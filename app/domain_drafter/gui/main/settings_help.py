@@ -85,7 +85,7 @@ class WindowSettingsMixin:
 
     def _on_model_failed(self, error: BaseException) -> None:
         """The model did not load: why, and which setting to change; everything else stays usable."""
-        if self._closing:
+        if self.closing:
             return
         described = describe_error(error)
         self.last_error = described.message

@@ -69,7 +69,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.classes_dialog: ResultClassesDialog | None = None
         self.authoring_windows: list[QMainWindow] = []
         self._job_kind = JobKind.OTHER
-        self._closing = False
+        self.closing = False
         self._started = False   # the bundled domains and the models are listed
         self._build_panels()
         self.drafts = DraftController(self.state, self.answer_panel, self.result_panel, parent=self)
@@ -99,7 +99,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         for signal in (self.runner.busy_changed, self.state.target_changed, self.state.model_changed,
                        self.model_status.state_changed):
             signal.connect(self.enabling.refresh)
-        self.candidates = MainCandidates(self)   # Draft N candidates: its job, dock and enabling row
+        self.candidates = MainCandidates(self, self.toolbar.candidates_action, self)   # its job, dock, enabling
         self.enabling.refresh()
         if load:
             self.reload()
@@ -154,7 +154,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open model file…", self.open_model_dialog)
-        self.get_model_menu = GetModelMenu(self, file_menu)   # File > Get a model… (gui/main/candidates.py)
+        self.get_model_menu = GetModelMenu(self, file_menu, self.model_selector, self.show_status)   # main/candidates.py
         file_menu.addSeparator()
         self.settings_action = file_menu.addAction("Settings…", QKeySequence("Ctrl+,"), self.show_settings)
         file_menu.addSeparator()
@@ -243,9 +243,9 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             return ""
 
     # --- jobs ------------------------------------------------------------------------------
-    def _start(self, worker: TaskWorker, on_finished=None) -> bool:
+    def start_job(self, worker: TaskWorker, on_finished=None) -> bool:
         """Start a worker (one job at a time in this window)."""
-        if self.runner.busy or self._closing:
+        if self.runner.busy or self.closing:
             self.show_status("Busy: stop the running job first")
             return False
         self._job_kind = worker.kind
@@ -260,13 +260,13 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def _on_model_selected(self, _index: int) -> None:
         """Another model in the toolbar: new jobs use it; load it in the background (after the start-up)."""
         self.state.set_model(self.current_model())
-        if self._started and self.app_settings.preload_model and not self._closing:
+        if self._started and self.app_settings.preload_model and not self.closing:
             self._warm_timer.stop()
             self.model_status.preload(self.current_model(), self.current_prompt_text())
 
     def _warm_prompt(self) -> None:
         """Read the selected action's prompt into the loaded model, so Generate starts writing at once."""
-        if self._closing or self.runner.busy or not self.app_settings.preload_model:
+        if self.closing or self.runner.busy or not self.app_settings.preload_model:
             return
         entry = self.current_model()
         if entry is not None and self.model_status.is_loaded(entry):
@@ -280,7 +280,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             self.progress_bar.setFormat("")
 
     def _on_progress(self, done: int, total: int, message: str) -> None:
-        if self._closing:
+        if self.closing:
             return
         if total > 0 and not (self._job_kind is JobKind.GENERATE and done >= total):
             self.progress_bar.setRange(0, total)
@@ -289,17 +289,17 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             self.show_status(f"{JOB_LABELS.get(self._job_kind, 'Working')}: {message}")
 
     def _on_streaming(self, tokens: int, most: int) -> None:
-        if not self._closing and most > 0:
+        if not self.closing and most > 0:
             self.progress_bar.setRange(0, most)
             self.progress_bar.setValue(min(tokens, most))
             self.progress_bar.setFormat(f"{tokens} tokens")
 
     def _on_failed(self, error: BaseException) -> None:
-        if not self._closing:
+        if not self.closing:
             self.report_exception(FAILURE_TITLES.get(self._job_kind, "Error"), error)
 
     def _on_cancelled(self) -> None:
-        if not self._closing:
+        if not self.closing:
             self.show_status("Stopped")
 
     def stop(self) -> None:
@@ -311,10 +311,10 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def reload(self) -> None:
         """Load the bundled domains and list the models (in a worker)."""
         self.show_status("Loading the bundled domains…")
-        self._start(TaskWorker(load_startup, kind=JobKind.STARTUP), self._on_startup_loaded)
+        self.start_job(TaskWorker(load_startup, kind=JobKind.STARTUP), self._on_startup_loaded)
 
     def _on_startup_loaded(self, data: StartupData) -> None:
-        if self._closing:
+        if self.closing:
             return
         self.state.set_bundles(data.bundles)
         self.domain_panel.set_bundles(list(data.bundles))
@@ -341,12 +341,12 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             self.report_error("No model", "No model to generate with: open a GGUF file (File ▸ Open model file…).")
             return
         self._warm_timer.stop()
-        self._start(self.drafts.generate_worker(entry))
+        self.start_job(self.drafts.generate_worker(entry))
 
     def evaluate(self) -> None:
         """Judge the text in the answer editor (typed, pasted or generated)."""
         if self.state.has_target and not self.runner.busy:
-            self._start(self.drafts.evaluate_worker())
+            self.start_job(self.drafts.evaluate_worker())
 
     # --- closing -----------------------------------------------------------------------------
     def _on_generated(self, draft) -> None:  # noqa: ANN001 - a Draft
@@ -372,9 +372,9 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
 
     def shutdown(self) -> bool:
         """Close the authoring windows, cancel and wait for this window's jobs, release models. Idempotent."""
-        if self._closing:
+        if self.closing:
             return True
-        self._closing = True
+        self.closing = True
         self._warm_timer.stop()
         for authoring in self.authoring_windows:
             authoring.close()

@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from domain_drafter.gui.app import configure_application, set_application_icon
+from domain_drafter.gui.startup.application import configure_application, set_application_icon
 
 STARTUP_TIMEOUT_MS = 60_000
 MIN_COLOURS = 8   # a window with panels, text and a toolbar has far more; a blank one has one or two
