@@ -72,8 +72,9 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         workspace.on_change = self._on_changed
         self.enabling = EnablingTable(self._enabling_rules())
         self.candidates = AuthoringCandidates(self, parent=self)   # Draft N: its tab, job and enabling row
-        for signal in (self.runner.busy_changed, self.state.model_changed):
-            signal.connect(self.enabling.refresh)
+        self.runner.busy_changed.connect(self.enabling.refresh)
+        self.state.model_changed.connect(self._on_model_changed)   # a slot of the window: ends with it
+        self._watching_state = True
         self.runner.busy_changed.connect(self.progress.setVisible)
         self.table.selectRow(0)
         self._update_title()
@@ -174,6 +175,9 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
 
     def select(self, name: str) -> None:
         self.table.selectRow(self.actions_model.row_of(name))
+
+    def _on_model_changed(self, _entry: object) -> None:
+        self.enabling.refresh()
 
     def _update_title(self) -> None:
         where = str(self.workspace.folder) if self.workspace.folder else "not saved"
@@ -370,6 +374,9 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         QCoreApplication.sendPostedEvents()      # their last outcomes are recorded (and so saved) too
         self.saver.close(CLOSE_TIMEOUT_MS)       # the last save reaches the disk before the window goes
         self.workspace.on_change = None
+        if self._watching_state:   # the state outlives this window (a second close finds it disconnected)
+            self.state.model_changed.disconnect(self._on_model_changed)
+            self._watching_state = False
         if self._own_state:
             self.state.close()
         event.accept()
