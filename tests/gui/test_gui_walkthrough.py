@@ -6,10 +6,14 @@ Real parts: the real main and authoring windows offscreen, the real parser and e
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from gui_helpers import select
+from gui_helpers import run_job, select
+from PySide6.QtCore import Qt
 
+from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.state.workers import JobKind, JobOutcome
 
 
 def _every_state_signal(state) -> None:
@@ -45,3 +49,32 @@ def test_a_closed_authoring_window_leaves_no_connection_to_the_app_state(qtbot, 
 _SIGNATURES = {"settings_changed": "settings_changed(PyObject)", "bundles_changed": "bundles_changed()",
                "target_changed": "target_changed()", "model_changed": "model_changed(PyObject)",
                "running_changed": "running_changed()"}
+
+
+NO_HOLDING_DELETE = ("(:action put-down :parameters (?x - block) :precondition (and (holding ?x)) "
+                     ":effect (and (ontable ?x) (clear ?x) (handempty)))")
+
+
+def test_save_as_problem_on_a_bundled_domain_writes_into_the_users_copy(qtbot, window, tmp_path, monkeypatch):
+    """Defect 1: the dialog opened in the bundled domains/blocksworld/problems and wrote there."""
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
+    select(qtbot, window, "blocksworld", "put-down")
+    bundled = window.state.bundle.folder / "problems"
+    before = sorted(p.name for p in bundled.iterdir())
+    window.answer_panel.set_text(NO_HOLDING_DELETE)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == (JobKind.EVALUATE, JobOutcome.FINISHED)
+    view = window.result_panel.proof_view
+    assert view.counterexample is not None and view.save_button.isVisible()
+    qtbot.mouseClick(view.save_button, Qt.MouseButton.LeftButton)
+    copy = tmp_path / "data" / "domains" / "blocksworld"
+    assert (copy / "domain.pddl").read_text() == (bundled.parent / "domain.pddl").read_text()
+    assert "bundled domain" in view.saved.text() and str(copy) in view.saved.text()
+    proposed = Path(view.dialog.selectedFiles()[0])
+    assert proposed.parent == copy / "problems" and not proposed.exists()
+    with qtbot.waitSignal(view.problem_saved, timeout=5000) as blocker:
+        view.dialog.accept()
+    assert blocker.args[0] == proposed and proposed.is_file()
+    assert sorted(p.name for p in bundled.iterdir()) == before            # the bundled domain stays as shipped
+    assert proposed in [p.path for p in load_bundle_path(copy).problems]   # and the copy reads as a domain
+    assert view.write_problem(str(bundled / "p99.pddl")) is None and not (bundled / "p99.pddl").exists()
+    assert view.saved.text().startswith("Not saved:")

@@ -3,7 +3,9 @@
 Shows the prefix plan with the parting step marked, the atoms that matter there and what each
 domain does. **Save as problem…** writes the counterexample problem into the domain's
 problems/ under a free name, so later answers are checked on it too; the save dialog asks
-before replacing a file, and the writer never replaces one unasked.
+before replacing a file, and the writer never replaces one unasked. A bundled domain is never
+written to: its problem goes into the user's copy of the domain (core/user_domains.py), and the
+panel says where and how to judge answers on it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QListView, QPush
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
+from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
 from domain_drafter.gui.panels.item_models import PlanStepListModel
 from domain_drafter.planning.proof_types import ProofCounterexample
 from domain_drafter.proof_text import free_problem_path, reference_reaches_goal, save_problem, state_view
@@ -83,8 +86,12 @@ class DistinguishingStateView(QWidget):
 
     @property
     def folder(self) -> Path | None:
-        """Where Save as problem… proposes to write: the domain's problems/ (None without a bundle)."""
-        return self.bundle.folder / "problems" if self.bundle is not None else None
+        """Where Save as problem… proposes to write: the domain's problems/, or for a bundled domain the
+        problems/ of the user's copy of it (None without a bundle)."""
+        if self.bundle is None:
+            return None
+        domain_folder = user_copy_folder(self.bundle) if is_bundled(self.bundle.folder) else self.bundle.folder
+        return domain_folder / "problems"
 
     def show_counterexample(self, cx: ProofCounterexample, action: str, bundle: DomainBundle | None) -> None:
         self.counterexample, self.action, self.bundle = cx, action, bundle
@@ -107,6 +114,15 @@ class DistinguishingStateView(QWidget):
         """A save dialog on a free name in the domain's problems/ folder (it asks before replacing a file)."""
         if self.counterexample is None:
             return
+        if self.bundle is not None and is_bundled(self.bundle.folder):
+            try:
+                copy = ensure_user_copy(self.bundle)
+            except OSError as err:
+                self.saved.setText(f"Not saved: cannot copy {self.bundle.name} into your data folder ({err})")
+                return
+            self.saved.setText(f"{self.bundle.name} is a bundled domain, which the app never changes: the problem "
+                               f"goes into your copy of it, {copy}. Open that folder (File > Open domain folder) "
+                               "to judge answers on it.")
         folder = self.folder if self.folder is not None and self.folder.is_dir() else Path.home()
         dialog = QFileDialog(self, "Save the counterexample as a problem", str(folder), "PDDL problem (*.pddl)")
         dialog.setObjectName("saveProblemDialog")
@@ -124,12 +140,18 @@ class DistinguishingStateView(QWidget):
         if self.counterexample is None or not chosen:
             return None
         path = Path(chosen)
+        if is_bundled(path.parent):
+            self.saved.setText(f"Not saved: {path.parent} holds a bundled domain, which every later run and "
+                               "benchmark reads as shipped; save into a copy of the domain instead")
+            return None
         try:
             written = save_problem(path, self.counterexample, overwrite=path.exists())
         except DrafterError as err:
             self.saved.setText(f"Not saved: {err.what}" + (f" ({err.hint})" if err.hint else ""))
             return None
         said = f"Saved as {written}"
+        if self.bundle is not None and is_bundled(self.bundle.folder):
+            said += f" (your copy of {self.bundle.name}: open {written.parent.parent} to judge answers on it)"
         if self.bundle is not None and reference_reaches_goal(self.bundle.domain, self.counterexample) is False:
             said += (". The reference domain cannot reach this problem's goal: while the file stays among the "
                      "domain's problems, answers cannot be judged by the reference's plans on it")
