@@ -5,6 +5,7 @@ Real parts: the real main and authoring windows offscreen, the real parser and e
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -78,3 +79,20 @@ def test_save_as_problem_on_a_bundled_domain_writes_into_the_users_copy(qtbot, w
     assert proposed in [p.path for p in load_bundle_path(copy).problems]   # and the copy reads as a domain
     assert view.write_problem(str(bundled / "p99.pddl")) is None and not (bundled / "p99.pddl").exists()
     assert view.saved.text().startswith("Not saved:")
+
+
+def test_a_domain_without_descriptions_cannot_generate_and_says_what_to_do(qtbot, window, tmp_path, tiny_model):
+    """Defect 4: Generate stayed enabled and failed with a modal 'Generation failed'."""
+    window.add_model_file(tiny_model)
+    folder = tmp_path / "bare-blocks"
+    shutil.copytree(window.state.bundles[0].folder, folder, ignore=shutil.ignore_patterns("descriptions.toml"))
+    assert run_job(qtbot, window, lambda: window.open_domain_folder(folder)) == (JobKind.OPEN, JobOutcome.FINISHED)
+    assert window.state.bundle.folder == folder and window.state.action and window.state.model is not None
+    for action in (window.generate_action, window.toolbar.candidates_action):
+        assert not action.isEnabled()
+        assert "cannot be prompted yet" in action.toolTip() and "Descriptions tab" in action.toolTip()
+        assert f"domain-drafter describe {folder}" in action.toolTip()
+    assert "cannot be prompted yet" in window.status_label.text()
+    assert window.evaluate_action.isEnabled()          # an answer typed by hand can still be judged
+    select(qtbot, window, "blocksworld", "put-down")   # a described domain: Generate is back, with its own tip
+    assert window.generate_action.isEnabled() and window.generate_action.toolTip().startswith("Ask the model")

@@ -87,7 +87,7 @@ class MainCandidates(QObject):
         window.state.target_changed.connect(self._on_target_changed)
         state = window.state
         window.enabling.add(self.action, lambda: not window.runner.busy and state.has_target
-                            and state.model is not None)
+                            and state.model is not None and not state.generate_blocker())
         window.enabling.refresh()
 
     def draft(self) -> TaskWorker | None:

@@ -54,7 +54,9 @@ class WindowFilesMixin:
         if not self.closing:
             self.domain_panel.add_bundle(bundle)
             self.window_state.add_recent_domain(bundle.folder)
-            self.show_status(f"Opened {bundle.name} from {bundle.folder}")
+            opened = f"Opened {bundle.name} from {bundle.folder}"
+            blocker = self.state.generate_blocker()   # said when the domain opens, not at the first Generate
+            self.show_status(f"{opened}. {blocker}" if blocker else opened)
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()

@@ -100,6 +100,13 @@ class DraftToolBar(QToolBar):
         self.addWidget(self.model_selector)
         self.addWidget(self.grammar_check)
 
+    def explain_generate(self, blocker: str | None) -> None:
+        """Generate and Draft N say why they are off (a domain without usable descriptions), or what they do."""
+        for action in (self.generate_action, self.candidates_action):
+            if action.property("tip") is None:
+                action.setProperty("tip", action.toolTip())
+            action.setToolTip(blocker or action.property("tip"))
+
     @property
     def run_actions(self) -> tuple[QAction, ...]:
         return (self.generate_action, self.candidates_action, self.stop_action, self.evaluate_action,

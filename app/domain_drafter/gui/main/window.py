@@ -194,7 +194,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         def ready() -> bool:
             return idle() and state.has_target
 
-        return [(self.generate_action, lambda: ready() and state.model is not None),
+        return [(self.generate_action, lambda: ready() and state.model is not None and not state.generate_blocker()),
                 (self.evaluate_action, ready), (self.prompt_action, lambda: state.has_target),
                 (self.stop_action, lambda: self.runner.busy), (self.open_action, idle),
                 (self.format_action, idle), (self.settings_action, idle), (self.domain_panel, idle),
@@ -225,6 +225,9 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.description_panel.show_action(action)
         self.state.set_target(bundle, action)
         self.drafts.set_target(bundle, action)
+        if blocker := self.state.generate_blocker():
+            self.show_status(blocker)
+        self.toolbar.explain_generate(blocker)
         title = f"{bundle.name} / {action}" if bundle is not None and action else ""
         self.setWindowTitle(f"{APP_TITLE} — {title}" if title else APP_TITLE)
         self._warm_timer.start()

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass
-from domain_drafter.core.errors import UsageError
+from domain_drafter.core.errors import DrafterError, UsageError
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, default_template_path, load_template
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.model_library import ModelLibrary
@@ -53,6 +53,7 @@ class AppState(QObject):
         self._retired: list[Evaluator] = []         # still possibly used by a running job: closed at the end
         self._runners: dict[TaskRunner, str] = {}
         self._template: tuple[tuple[Path, int], PromptTemplate] | None = None
+        self._described: tuple[DomainBundle, str | None] | None = None   # the last bundle checked, and why not
 
     # --- settings ----------------------------------------------------------------------------
     def update_settings(self, new: AppSettings, *, save: bool = True) -> bool:
@@ -119,6 +120,23 @@ class AppState(QObject):
         if (bundle, action) != (self.bundle, self.action):
             self.bundle, self.action = bundle, action
             self.target_changed.emit()
+
+    def generate_blocker(self) -> str | None:
+        """Why no prompt can be built for the current domain (it has no descriptions, or they do not fit it), with
+        what to do; None when it can (or nothing is selected). Checked once per domain."""
+        bundle = self.bundle
+        if bundle is None:
+            return None
+        if self._described is None or self._described[0] is not bundle:
+            try:
+                bundle.require_descriptions()
+                self._described = (bundle, None)
+            except DrafterError as err:
+                folder = bundle.folder
+                self._described = (bundle, f"{bundle.name} cannot be prompted yet: {err.what}. Describe it first: "
+                                           "Authoring > Draft this domain… (Descriptions tab, then save), or "
+                                           f"domain-drafter describe {folder} --out {folder / 'descriptions.toml'}")
+        return self._described[1]
 
     def set_description(self, description_class: DescriptionClass, seed: int) -> None:
         if (description_class, seed) != (self.description_class, self.seed):
