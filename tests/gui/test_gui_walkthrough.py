@@ -9,11 +9,13 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from gui_helpers import run_job, select
+from gui_helpers import open_main_window, run_job, select
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.state.settings import AppSettings, load_settings
 from domain_drafter.gui.state.workers import JobKind, JobOutcome
 
 
@@ -96,3 +98,39 @@ def test_a_domain_without_descriptions_cannot_generate_and_says_what_to_do(qtbot
     assert window.evaluate_action.isEnabled()          # an answer typed by hand can still be judged
     select(qtbot, window, "blocksworld", "put-down")   # a described domain: Generate is back, with its own tip
     assert window.generate_action.isEnabled() and window.generate_action.toolTip().startswith("Ask the model")
+
+
+def test_the_toolbars_model_choice_is_the_model_file_setting(qtbot, window, tiny_model):
+    """Defect 5: the toolbar's choice was not saved (the Grammar box was), and OK in Settings switched back."""
+    selector = window.model_selector
+    window.add_model_file(tiny_model)
+    default_row = next(r for r in range(selector.count()) if selector.itemData(r).source == "default")
+    tiny_row = selector.currentIndex()
+    selector.setCurrentIndex(default_row)
+    assert window.app_settings.model == "" and load_settings().model == ""
+    selector.setCurrentIndex(tiny_row)                      # chosen in the toolbar
+    assert window.app_settings.model == str(tiny_model) and load_settings().model == str(tiny_model)
+    window.show_settings()
+    dialog = window.settings_dialog
+    assert dialog.values().model == str(tiny_model)
+    dialog.accept()                                         # OK keeps the toolbar's choice
+    assert window.current_model().path == tiny_model and load_settings().model == str(tiny_model)
+
+
+def test_clearing_the_model_file_after_a_failed_load_shows_the_default_model_again(qtbot, private_homes, tmp_path):
+    """Defect 7: after a failed load, clearing Settings > Model file left "Model: not loaded"."""
+    window = open_main_window(qtbot, AppSettings(preload_model=True))
+    status = window.model_status
+    qtbot.waitUntil(lambda: status.loaded_model is not None, timeout=120_000)   # the default model
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"not a model")
+    with qtbot.waitSignal(status.failed, timeout=30_000):
+        window.apply_settings(replace(window.app_settings, model=str(broken)))
+    box = window.findChild(QMessageBox, "modelErrorBox")
+    box.close()
+    assert status.model_label.text().startswith("Model: not loaded")
+    window.apply_settings(replace(window.app_settings, model=""))
+    qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=60_000)
+    assert window.current_model().source == "default"
+    assert status.model_label.text().startswith(f"Model: {window.current_model().name}")
+    window.close()

@@ -90,6 +90,7 @@ class ModelStatus(QObject):
             return True
         loaded = self.is_loaded(entry)
         if loaded and (not warm_prompt or warm_prompt == self.warmed_prompt):
+            self.model_used(entry.name)   # still loaded: say so (a failed load of another file said "not loaded")
             return False
         kind = JobKind.MODEL_WARM if loaded else JobKind.MODEL_LOAD
         worker = TaskWorker(preload_model, self.models, entry, warm_prompt, kind=kind)

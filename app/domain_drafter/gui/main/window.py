@@ -263,6 +263,8 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def _on_model_selected(self, _index: int) -> None:
         """Another model in the toolbar: new jobs use it; load it in the background (after the start-up)."""
         self.state.set_model(self.current_model())
+        if self._started:   # the user's choice (not the start-up's listing) is saved as the Model file setting
+            self.state.remember_model(self.current_model())
         if self._started and self.app_settings.preload_model and not self.closing:
             self._warm_timer.stop()
             self.model_status.preload(self.current_model(), self.current_prompt_text())

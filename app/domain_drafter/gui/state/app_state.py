@@ -143,6 +143,14 @@ class AppState(QObject):
             self.description_class, self.seed = description_class, seed
             self.target_changed.emit()
 
+    def remember_model(self, entry: ModelEntry | None) -> bool:
+        """The model chosen in the toolbar is the Model file setting too ("" for the default model): one
+        setting, whichever way it is changed. False if the save failed."""
+        path = "" if entry is None or entry.source == "default" else str(entry.path)
+        if entry is None or path == self.settings.model:
+            return True
+        return self.update_settings(replace(self.settings, model=path))
+
     def set_model_entries(self, entries: Sequence[ModelEntry]) -> None:
         self.model_entries = tuple(entries)
 
