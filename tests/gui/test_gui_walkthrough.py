@@ -134,3 +134,22 @@ def test_clearing_the_model_file_after_a_failed_load_shows_the_default_model_aga
     assert window.current_model().source == "default"
     assert status.model_label.text().startswith(f"Model: {window.current_model().name}")
     window.close()
+
+
+def _help_action(window, text: str):
+    help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
+    return next(a for a in help_menu.actions() if a.text() == text)
+
+
+def test_help_result_classes_describes_both_checks_and_names_the_one_in_use(qtbot, window):
+    """Defect 3: the page said Equivalent came from K* cross-checks, 'not a proof', while the verdict is proven."""
+    _help_action(window, "Result classes").trigger()
+    page = window.classes_dialog.browser.toPlainText()
+    assert "Proven (in use now" in page and "The paper's cross-check:" in page
+    equivalent = page[page.index("4. Equivalent"):page.index("How Different and Equivalent")]
+    assert "not a proof" not in equivalent and "K*" not in equivalent
+    window.classes_dialog.close()
+    window.apply_settings(replace(window.app_settings, equivalence="paper"))
+    _help_action(window, "Result classes").trigger()
+    page = window.classes_dialog.browser.toPlainText()
+    assert "The paper's cross-check (in use now" in page and "Proven:" in page

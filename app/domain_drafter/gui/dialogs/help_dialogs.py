@@ -12,16 +12,28 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, Q
 from domain_drafter import __version__
 from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.gui.look.colours import current_scheme
+from domain_drafter.planning.evaluate import EquivalenceMode
 
 # What each class and subclass means, in the order the checks decide them (METHOD 5).
 CLASS_TEXT: dict[ResultClass, str] = {
     ResultClass.SYNTAX_ERROR: "The answer is not a PDDL action: the first failing check of the four.",
     ResultClass.SEMANTIC_ERROR: "The action parses but does not fit the domain's declarations.",
     ResultClass.DIFFERENT_DOMAIN: ("The action is valid PDDL, but with it in place of the reference action the "
-                                   "domain allows other plans (K* finds the top 100 plans per problem in both "
-                                   "domains and replays each in the other)."),
-    ResultClass.EQUIVALENT: ("Every cross-check passed: each plan of either domain is valid in the other, on every "
-                             "problem. A necessary condition for true equivalence, not a proof."),
+                                   "domain behaves differently on the domain's problems (how that is decided: "
+                                   "below)."),
+    ResultClass.EQUIVALENT: ("With the action in place of the reference action, the domain behaves as the reference "
+                             "does on the domain's problems (how that is decided: below)."),
+}
+# How Different and Equivalent are decided: Settings > Evaluation chooses (EvaluationOptions.equivalence).
+EQUIVALENCE_TEXT: dict[EquivalenceMode, tuple[str, str]] = {
+    EquivalenceMode.PROVEN: ("Proven", "the two domains are compared at every state reachable from the problems' "
+                             "initial states. Equivalent is a proof that they agree at all of them; Different shows "
+                             "the distinguishing state, where one domain allows a step the other does not, with a "
+                             "counterexample problem you can save. When the proof cannot finish (too many states), "
+                             "the verdict says so and rests on the paper's cross-check."),
+    EquivalenceMode.PAPER: ("The paper's cross-check", "K* finds the top k plans per problem in both domains and "
+                            "replays each in the other: Different when one fails, Equivalent when all pass. That is a "
+                            "necessary condition for equivalence, not a proof."),
 }
 SUBCLASS_TEXT: dict[Subclass, str] = {
     Subclass.NO_PDDL: "NoPDDL: the answer holds no '('.",
@@ -34,8 +46,10 @@ SUBCLASS_TEXT: dict[Subclass, str] = {
     Subclass.BP_ERROR: ("BPError: a negated precondition on a predicate that actions change, without "
                         ":negative-preconditions."),
     Subclass.NO_PLAN: "NoPlan: the planner finds no plan (or times out) for a problem in the generated domain.",
-    Subclass.NP_APP: "NPApp: a plan of the generated domain is not valid in the reference domain (too permissive).",
-    Subclass.OP_APP: "OPApp: a plan of the reference domain is not valid in the generated domain (too strict).",
+    Subclass.NP_APP: ("NPApp: the generated domain allows what the reference does not (a step at a reachable state, "
+                      "or a plan that fails in the reference): too permissive."),
+    Subclass.OP_APP: ("OPApp: the reference domain allows what the generated one does not (a step, or a plan that "
+                      "fails in the generated domain): too strict."),
 }
 
 
@@ -43,8 +57,10 @@ def anchor(cls: ResultClass) -> str:
     return cls.name.lower()
 
 
-def classes_html() -> str:
-    """The Result classes page; each class has an anchor (anchor(cls)) the badge links to."""
+def classes_html(mode: EquivalenceMode | str = EquivalenceMode.PROVEN) -> str:
+    """The Result classes page; each class has an anchor (anchor(cls)) the badge links to. `mode` is the
+    equivalence check in use (Settings > Evaluation), which the page names as the active one."""
+    active = EquivalenceMode(mode)
     scheme = current_scheme()
     parts = ["<p>An answer is judged by four checks, in this order; the first that fails decides its class, "
              "and the subclass names the reason (the paper's names).</p>"]
@@ -56,6 +72,11 @@ def classes_html() -> str:
         subs = [s for s in Subclass if s.result_class is cls and s in SUBCLASS_TEXT]
         if subs:
             parts.append("<ul>" + "".join(f"<li>{html.escape(SUBCLASS_TEXT[s])}</li>" for s in subs) + "</ul>")
+    parts.append('<a name="equivalence"></a><h3>How Different and Equivalent are decided</h3><ul>')
+    for each, (name, text) in EQUIVALENCE_TEXT.items():
+        now = " (in use now; Settings ▸ Evaluation changes it)" if each is active else ""
+        parts.append(f"<li><b>{html.escape(name)}</b>{html.escape(now)}: {html.escape(text)}</li>")
+    parts.append("</ul>")
     parts.append("<p>The Action Reconstruction Error (ARE) counts the precondition, add and delete atoms in "
                  "one action and not the other; it is shown whenever the answer parses. A lower ARE is not "
                  "a better domain: it is a diagnostic.</p>")
@@ -77,10 +98,10 @@ class ResultClassesDialog(QDialog):
         layout.addWidget(self.browser)
         layout.addWidget(buttons)
 
-    def show_class(self, cls: ResultClass | None) -> None:
+    def show_class(self, cls: ResultClass | None, mode: EquivalenceMode | str = EquivalenceMode.PROVEN) -> None:
         self.show()
         self.raise_()
-        self.browser.setHtml(classes_html())   # the colours of the current scheme
+        self.browser.setHtml(classes_html(mode))   # the colours of the current scheme, the check in use
         if cls is not None:
             self.browser.scrollToAnchor(anchor(cls))   # once shown: the layout decides where it is
 

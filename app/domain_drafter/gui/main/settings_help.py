@@ -32,7 +32,7 @@ class WindowSettingsMixin:
         """Help ▸ Result classes, scrolled to `cls` (the badge links here)."""
         if self.classes_dialog is None:
             self.classes_dialog = ResultClassesDialog(self)
-        self.classes_dialog.show_class(cls)
+        self.classes_dialog.show_class(cls, self.app_settings.evaluation_options().equivalence)
 
     # --- errors ------------------------------------------------------------------------------
     def report_error(self, title: str, message: str) -> None:
