@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gui_helpers import open_main_window, run_job, select
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.gui.authoring.window import AuthoringWindow
@@ -153,3 +153,49 @@ def test_help_result_classes_describes_both_checks_and_names_the_one_in_use(qtbo
     _help_action(window, "Result classes").trigger()
     page = window.classes_dialog.browser.toPlainText()
     assert "The paper's cross-check (in use now" in page and "Proven:" in page
+
+
+def test_evaluate_on_an_empty_editor_says_there_is_nothing_to_judge(qtbot, window):
+    """Defect 11: a red NoPDDL verdict for an empty editor."""
+    select(qtbot, window, "gripper", "pick")
+    window.answer_panel.editor.setPlainText("  \n")
+    window.evaluate_action.trigger()
+    assert not window.runner.busy and window.result_panel.badge.result_class is None
+    assert window.result_panel.message.text().startswith("Nothing to judge")
+    assert window.status_label.text() == "Nothing to judge yet"
+
+
+def test_the_edit_menu_has_undo_redo_cut_copy_paste_for_the_answer(qtbot, window):
+    """Defect 11: the Edit menu had no Undo, Redo, Cut, Copy or Paste."""
+    select(qtbot, window, "gripper", "pick")
+    editor = window.answer_panel.editor
+    actions = window.edit_actions
+    assert list(actions)[:5] == ["Undo", "Redo", "Cut", "Copy", "Paste"]
+    assert all(not a.shortcut().isEmpty() for a in actions.values())
+    editor.setFocus()
+    qtbot.keyClicks(editor, "(pick)")
+    assert actions["Undo"].isEnabled() and not actions["Redo"].isEnabled()
+    actions["Undo"].trigger()
+    assert editor.toPlainText() == "" and actions["Redo"].isEnabled()
+    actions["Redo"].trigger()
+    editor.selectAll()
+    assert actions["Copy"].isEnabled() and actions["Cut"].isEnabled()
+    actions["Cut"].trigger()
+    assert editor.toPlainText() == ""
+    actions["Paste"].trigger()
+    assert editor.toPlainText() == "(pick)"
+
+
+def test_the_window_title_names_the_app_once(qtbot, window):
+    """Defect 11: Qt appends the application's display name to every window title; the title had it too."""
+    QApplication.setApplicationDisplayName("Domain Drafter")   # as the app's entry point sets it
+    select(qtbot, window, "gripper", "move")
+    assert window.windowTitle() == "gripper / move"
+
+
+def test_the_authoring_window_opens_on_the_selected_action(qtbot, window):
+    """Defect 11: it opened on the first action."""
+    select(qtbot, window, "blocksworld", "stack")
+    window.authoring_action.trigger()
+    authoring = window.authoring_windows[-1]
+    assert authoring.selected() == "stack" and "(:action stack" in authoring.editor.toPlainText()

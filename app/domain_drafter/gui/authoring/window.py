@@ -76,7 +76,8 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.state.model_changed.connect(self._on_model_changed)   # a slot of the window: ends with it
         self._watching_state = True
         self.runner.busy_changed.connect(self.progress.setVisible)
-        self.table.selectRow(0)
+        opened_on = self.state.action if self.state.action in workspace.entries else None
+        self.table.selectRow(self.actions_model.row_of(opened_on) if opened_on else 0)   # the main window's action
         self._update_title()
         self.enabling.refresh()
         self.resize(1100, 700)

@@ -117,9 +117,15 @@ class DraftController(QObject):
         self._fresh = False
         return worker
 
-    def evaluate_worker(self) -> TaskWorker:
-        """A worker that judges the editor's text."""
+    def evaluate_worker(self) -> TaskWorker | None:
+        """A worker that judges the editor's text; None (and the result panel says so) if it is blank."""
         assert self.bundle is not None and self.action
+        if not self.answer_panel.text().strip():
+            self.answer_panel.clear_findings()
+            self.result_panel.clear("Nothing to judge: the answer editor is empty. Generate an answer, or type "
+                                    "or paste one, then Evaluate.")
+            self.status.emit("Nothing to judge yet")
+            return None
         worker = TaskWorker(evaluate_answer, self.state.evaluator, self.bundle, self.action,
                             self.answer_panel.text(), kind=JobKind.EVALUATE)
         worker.signals.finished.connect(self._on_evaluated)

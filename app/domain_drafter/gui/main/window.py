@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QProgressBar, QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QProgressBar, QSplitter, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
+from domain_drafter.gui.editor.edit_menu import add_edit_commands, add_zoom_commands
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.authoring.menu import install_authoring_menu
@@ -160,12 +161,11 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction("Quit", QKeySequence.StandardKey.Quit, self.close)
         edit_menu = self.menuBar().addMenu("&Edit")
+        self.edit_actions = add_edit_commands(edit_menu, editor)   # Undo, Redo, Cut, Copy, Paste, Select all
+        edit_menu.addSeparator()
         self.format_action = edit_menu.addAction("Format action", QKeySequence("Ctrl+Shift+F"), self.format_answer)
         self.find_action = edit_menu.addAction("Find…", QKeySequence.StandardKey.Find, self.answer_panel.show_find)
-        edit_menu.addSeparator()
-        edit_menu.addAction("Zoom in", QKeySequence.StandardKey.ZoomIn, editor.zoom_in)
-        edit_menu.addAction("Zoom out", QKeySequence.StandardKey.ZoomOut, editor.zoom_out)
-        edit_menu.addAction("Reset zoom", QKeySequence("Ctrl+0"), editor.reset_zoom)
+        add_zoom_commands(edit_menu, editor)
         run_menu = self.menuBar().addMenu("&Run")
         for action in self.toolbar.run_actions:
             run_menu.addAction(action)
@@ -229,7 +229,8 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             self.show_status(blocker)
         self.toolbar.explain_generate(blocker)
         title = f"{bundle.name} / {action}" if bundle is not None and action else ""
-        self.setWindowTitle(f"{APP_TITLE} — {title}" if title else APP_TITLE)
+        named = QApplication.applicationDisplayName() == APP_TITLE   # then Qt appends it to every window title
+        self.setWindowTitle((title if named else f"{APP_TITLE} — {title}") if title else APP_TITLE)
         self._warm_timer.start()
 
     def _on_description_changed(self) -> None:
@@ -350,8 +351,8 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
 
     def evaluate(self) -> None:
         """Judge the text in the answer editor (typed, pasted or generated)."""
-        if self.state.has_target and not self.runner.busy:
-            self.start_job(self.drafts.evaluate_worker())
+        if self.state.has_target and not self.runner.busy and (worker := self.drafts.evaluate_worker()):
+            self.start_job(worker)
 
     # --- closing -----------------------------------------------------------------------------
     def _on_generated(self, draft) -> None:  # noqa: ANN001 - a Draft
