@@ -14,7 +14,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from domain_drafter.core.bundle import load_bundle_path
+from domain_drafter.drafting.workspace import WorkingCopy
+from domain_drafter.gui.authoring.dialogs import NewActionDialog
 from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.settings import AppSettings, load_settings
 from domain_drafter.gui.state.workers import JobKind, JobOutcome
 
@@ -199,3 +202,29 @@ def test_the_authoring_window_opens_on_the_selected_action(qtbot, window):
     window.authoring_action.trigger()
     authoring = window.authoring_windows[-1]
     assert authoring.selected() == "stack" and "(:action stack" in authoring.editor.toPlainText()
+
+
+TRANSFER = ("(:action transfer :parameters (?obj - ball ?from - room ?to - room ?g - gripper) "
+            ":precondition (and (at-robby ?from) (carry ?obj ?g)) "
+            ":effect (and (at-robby ?to) (not (at-robby ?from)) (at ?obj ?to) (free ?g) (not (carry ?obj ?g))))")
+
+
+def test_try_it_reads_as_sentences(qtbot, bundles, tmp_path):
+    """Defect 10: the Try it lines ran together without punctuation."""
+    copy = WorkingCopy.from_bundle(bundles["gripper"])
+    copy.save(tmp_path / "g")   # bound to a folder: autosaved, so closing asks nothing
+    win = AuthoringWindow(copy, AppState(AppSettings(preload_model=False)))
+    qtbot.addWidget(win)
+    win.show()
+    dialog = NewActionDialog(win)
+    dialog.name.setText("transfer")
+    dialog.parameters.setText("?obj - ball ?from ?to - room ?g - gripper")
+    dialog.summary.setText("The robot carries ball {obj} in gripper {g} from room {from} to room {to}.")
+    win.add_action(dialog.spec())
+    win.editor.setPlainText(TRANSFER)
+    with qtbot.waitSignal(win.job_ended, timeout=60_000, check_params_cb=lambda kind, _o: kind == JobKind.TRY):
+        qtbot.mouseClick(win.try_button, Qt.MouseButton.LeftButton)
+    lines = [line.strip() for line in win.verdict.toPlainText().splitlines() if line.strip()]
+    assert lines[0] == "Try it: transfer is used by the plans." and len(lines) > 3
+    assert all(line.endswith((".", ":")) for line in lines), lines
+    assert win.status.text() == lines[0]

@@ -24,6 +24,11 @@ JOB_WORDS = {JobKind.DRAFT_ALL: "Draft all", JobKind.DRAFT: "Draft", JobKind.TRY
              JobKind.JUDGE: "Judge working copy", JobKind.SAVE: "Save", JobKind.EXPORT: "Export"}
 
 
+def sentence(text: str) -> str:
+    """`text` ending as a sentence does (the engine's lines have no full stop: they are also list items)."""
+    return text if text.rstrip().endswith((".", ":", "!", "?")) else text + "."
+
+
 class AuthoringRunsMixin:
     """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, say and after_change."""
 
@@ -135,9 +140,9 @@ class AuthoringRunsMixin:
 
     def _on_tried(self, report: TryReport) -> None:
         self.tabs.setCurrentWidget(self.verdict)
-        lines = [f"Try it: {report.action} is {'used' if report.used else 'not used'} by the plans"]
+        lines = [f"Try it: {report.action} is {'used' if report.used else 'not used'} by the plans."]
         for problem in report.problems:
-            lines.append(f"  {problem.message}")
-            lines.extend(f"      {line}" for line in problem.words)
+            lines.append(f"  {sentence(problem.message)}")
+            lines.extend(f"      {sentence(line)}" for line in problem.words)
         self.verdict.setPlainText("\n".join(lines))
-        self.say(lines[0] + ".")
+        self.say(lines[0])
