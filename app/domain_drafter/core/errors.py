@@ -83,3 +83,7 @@ class ModelError(DrafterError):
 
 class ContextTooSmallError(ModelError):
     """The prompt does not fit the model's context window: fewer examples or a larger context will."""
+
+
+class TestsFileError(DomainError):
+    """A domain's tests file (tests.toml) is malformed or does not fit the domain: file:line and what."""

@@ -62,6 +62,11 @@ class TomlSource:
             raise DomainError(f"the {what} is not UTF-8 text (byte {exc.start})",
                               where=SourceLocation(path, line, column, exc.start),
                               hint="save the file as UTF-8") from None
+        return cls.parse(text, path, what)
+
+    @classmethod
+    def parse(cls, text: str, path: Path, what: str) -> "TomlSource":
+        """Parse TOML `text` read from (or meant for) `path`; a syntax error is a DomainError at file:line:col."""
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:

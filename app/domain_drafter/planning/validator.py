@@ -8,13 +8,11 @@ invalid (VAL prints "Bad plan description!" and still exits 0).
 from __future__ import annotations
 
 import enum
-import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
-from domain_drafter.core.errors import PddlSyntaxError, SourceLocation
 from domain_drafter.core.model import EQUALITY, ActionSchema, Domain, Problem
+from domain_drafter.core.plan_text import read_plan  # noqa: F401 - re-exported: plans are read where they are checked
 
 Step = tuple[str, ...]          # ("stack", "a", "b")
 GroundAtom = tuple[str, ...]    # ("on", "a", "b")
@@ -178,27 +176,3 @@ class PlanValidator:
                                   message=f"after {len(plan)} steps, goal{'s' if len(unmet) > 1 else ''} "
                                           f"{' '.join(unmet)} not reached")
         return VALID
-
-
-_STEP = re.compile(r"\(([^()]*)\)")
-
-
-def read_plan(text: str, path: Path | None = None) -> tuple[Step, ...]:
-    """Read a plan file: one `(action args...)` per step; `;` comments and `0:`/`[1]` decorations are ignored."""
-    steps: list[Step] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        body = line.split(";", 1)[0]
-        found = list(_STEP.finditer(body))
-        # blank out steps and decorations keeping positions, so the error points at what is left
-        rest = _STEP.sub(lambda m: " " * len(m.group()), body)
-        rest = re.sub(r"^\s*\d+(\.\d+)?\s*:|\[\s*\d+(\.\d+)?\s*\]", lambda m: " " * len(m.group()), rest)
-        if rest.strip() or body.count("(") != len(found) or body.count(")") != len(found):
-            column = len(rest) - len(rest.lstrip()) + 1
-            raise PddlSyntaxError("not a plan step; expected '(action arg ...)'",
-                                  where=SourceLocation(path, number, column))
-        for m in found:
-            words = m.group(1).split()
-            if not words:
-                raise PddlSyntaxError("empty plan step '()'", where=SourceLocation(path, number, m.start() + 1))
-            steps.append(tuple(w.lower() for w in words))
-    return tuple(steps)

@@ -1,0 +1,31 @@
+"""Domain-test results and quick fixes in words (Qt-free; the command line prints these, the app may show them)."""
+
+from __future__ import annotations
+
+from domain_drafter.planning.domain_tests import CaseResult, TestsReport, Verdict
+from domain_drafter.planning.quick_fixes import QuickFix
+
+_MARK = {Verdict.PASS: "pass", Verdict.FAIL: "FAIL", Verdict.UNPROVEN: "open"}
+
+
+def format_case(result: CaseResult, *, verbose: bool = False) -> str:
+    lines = [f"  {_MARK[result.verdict]:<4}  {result.name} ({result.kind.value}): {result.message}"]
+    evidence = result.evidence
+    if evidence is not None and (verbose or result.verdict is Verdict.FAIL):
+        if evidence.plan:
+            lines.append(f"        plan on {evidence.problem}: {' '.join(evidence.plan)}")
+        if evidence.binding:
+            lines.append("        with " + ", ".join(f"{k} = {v}" for k, v in evidence.binding))
+        if evidence.state and result.verdict is Verdict.FAIL:
+            lines.append(f"        state: {' '.join(evidence.state)}")
+    return "\n".join(lines)
+
+
+def format_tests_report(report: TestsReport, source: str = "", *, verbose: bool = False) -> str:
+    head = f"{report.domain}: {len(report.results)} cases" + (f" from {source}" if source else "")
+    body = [format_case(r, verbose=verbose) for r in report.results]
+    return "\n".join([head, *body, report.summary()])
+
+
+def format_quick_fix(number: int, fix: QuickFix) -> str:
+    return f"quick fix {number}: {fix.summary}\n{fix.diff.rstrip()}"
