@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from domain_drafter.core.errors import PddlSyntaxError, SourceLocation, TestsFileError
+from domain_drafter.core.errors import DomainError, PddlSyntaxError, SourceLocation, TestsFileError
 from domain_drafter.core.formulas import (Formula, FormulaSyntax, read_atoms, read_formula, read_step,
                                           read_typed_objects)
 from domain_drafter.core.model import Atom, Domain, Literal, Problem, TypedName
@@ -169,14 +169,21 @@ def load_tests(bundle, path: Path | None = None) -> DomainTests:
     if not path.is_file():
         raise TestsFileError(f"no {TESTS_FILE} beside {bundle.path.name}", where=bundle.folder,
                              hint=f"write cases in {path} (see the README's 'Domain tests' section)")
-    source = TomlSource.read(path, "tests file")
+    source = _toml(lambda: TomlSource.read(path, "tests file"))
     return _read(source, bundle.domain, {p.name: p for p in bundle.problems})
 
 
 def parse_tests(text: str, domain: Domain, problem_files: Sequence = (), path: Path | None = None) -> DomainTests:
     """A tests file's text (e.g. the editor's, unsaved) checked against `domain` and its problem files."""
-    source = TomlSource.parse(text, path or Path(TESTS_FILE), "tests file")
+    source = _toml(lambda: TomlSource.parse(text, path or Path(TESTS_FILE), "tests file"))
     return _read(source, domain, {p.name: p for p in problem_files})
+
+
+def _toml(read) -> TomlSource:
+    try:
+        return read()
+    except DomainError as err:   # unreadable, not UTF-8, not TOML: still the tests file's fault
+        raise TestsFileError(err.what, where=err.where, hint=err.hint) from None
 
 
 class _Reader:

@@ -87,3 +87,5 @@ class ContextTooSmallError(ModelError):
 
 class TestsFileError(DomainError):
     """A domain's tests file (tests.toml) is malformed or does not fit the domain: file:line and what."""
+
+    __test__ = False   # not a pytest class

@@ -344,9 +344,12 @@ class TestRunner:
     def _bindings(self, formula: Formula, problem: Problem, index: AtomIndex):
         """(binding, positive mask, negative mask) of each grounding that some state could satisfy."""
         variables = formula.variables
-        objects = sorted({**{c.name: c for c in self.domain.constants}, **problem.object_map})
+        objects = {**{c.name: c.type for c in self.domain.constants}, **{o.name: o.type for o in problem.objects}}
+        types = variable_types(self.domain, formula)
+        choices = [sorted(o for o, t in objects.items() if all(self.domain.types.is_subtype(t, w) for w in types[v]))
+                   for v in variables]
         known = index.ids
-        for values in product(objects, repeat=len(variables)):
+        for values in product(*choices):
             binding = dict(zip(variables, values))
             pos = neg = 0
             possible = True
@@ -467,10 +470,33 @@ def _formula_words(case: Case) -> str:
     return str(case.formula)
 
 
+def variable_types(domain: Domain, formula: Formula) -> dict[str, list[str]]:
+    """The types each variable must have: those of the predicate arguments it fills (a variable ranges over
+    the objects that fit every place it is used; one used only in `=` ranges over all objects)."""
+    out: dict[str, list[str]] = {v: [] for v in formula.variables}
+    for lit in formula.literals:
+        signature = domain.predicate_map.get(lit.atom.predicate)
+        if signature is None:
+            continue
+        for arg, param in zip(lit.atom.args, signature.parameters):
+            if arg in out and param.type not in out[arg]:
+                out[arg].append(param.type)
+    return out
+
+
+def _parameter_type(domain: Domain, types: list[str]) -> str:
+    """The most specific of `types` (all of them fit an object of it), for the planner task's parameter."""
+    for t in types:
+        if all(domain.types.is_subtype(t, other) for other in types):
+            return t
+    return types[0] if types else OBJECT
+
+
 def formula_task(domain: Domain, problem: Problem, formula: Formula) -> tuple[Domain, Problem]:
     """The domain plus one action whose precondition is the formula (its variables its parameters): a plan
     to the new goal atom is a plan to a state satisfying the formula, for some binding of the variables."""
-    params = tuple(TypedName(v, OBJECT) for v in formula.variables)
+    types = variable_types(domain, formula)
+    params = tuple(TypedName(v, _parameter_type(domain, types[v])) for v in formula.variables)
     goal = Literal(Atom(GOAL_PREDICATE))
     action = ActionSchema(GOAL_ACTION, params, formula.literals, (goal,))
     requirements = set(domain.requirements)
