@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from domain_drafter.core.bundle import ProblemFile
-from domain_drafter.core.domain_tests import Case, CaseKind, DomainTests, TestProblem
+from domain_drafter.core.domain_tests import EXPLORING_KINDS, Case, CaseKind, DomainTests, TestProblem
 from domain_drafter.core.formulas import Formula
 from domain_drafter.core.model import (EQUALITY, OBJECT, ActionSchema, Atom, Domain, Literal, PredicateSignature,
                                        Problem, TypedName)
@@ -51,7 +51,7 @@ class TestSettings:
     __test__ = False
 
     state_budget: int = 100_000      # reachable states explored per problem
-    time_limit_s: float = 20.0       # exploration of one problem, and Fast Downward on one case
+    time_limit_s: float = 10.0       # exploration of one problem, and Fast Downward on one case
     planner: bool = True
 
 
@@ -134,23 +134,30 @@ class TestsReport:
 
 def run_tests(domain: Domain, tests: DomainTests, *, domain_text: str | None = None,
               settings: TestSettings | None = None, states: StateCache | None = None, search=None,
-              task: TaskState | None = None, cases: Sequence[str] | None = None) -> TestsReport:
+              task: TaskState | None = None, cases: Sequence[str] | None = None,
+              fail_fast: bool = False) -> TestsReport:
     """Every case of `tests` (or the named `cases`) on `domain`, in file order.
 
     `states` caches reachable states on disk (keyed by the domain and problem texts); `search` is a
     `FastDownwardSearch` to use past the state budget (default: one is made when needed). Progress
-    goes to `task` (cases done of all), which can also cancel (Cancelled is raised).
+    goes to `task` (cases done of all), which can also cancel (Cancelled is raised). `fail_fast`: the
+    cases the validator decides first, then the explored ones, stopping at the first failure (the
+    report then holds only the cases run): for ranking many candidate domains quickly.
     """
     started = time.perf_counter()
     runner = TestRunner(domain, tests, domain_text=domain_text, settings=settings, states=states, search=search,
                         task=task)
     chosen = [c for c in tests.cases if cases is None or c.name in set(cases)]
+    if fail_fast:
+        chosen = [c for c in chosen if c.kind not in EXPLORING_KINDS] + [c for c in chosen if c.kind in EXPLORING_KINDS]
     results = []
     for number, case in enumerate(chosen):
         if task is not None:
             task.check_cancelled()
             task.report(number, len(chosen), f"case {case.name}")
         results.append(runner.run(case))
+        if fail_fast and results[-1].verdict is Verdict.FAIL:
+            break
     if task is not None:
         task.report(len(chosen), len(chosen), "done")
     return TestsReport(domain.name, tuple(results), time.perf_counter() - started)
@@ -164,11 +171,31 @@ def _ground(atom: Atom, binding: dict[str, str]) -> Atom:
     return Atom(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
 
 
+FIRST_BUDGET = 1024   # states explored before a case is first checked; then 8 times more each round
+
+
 @dataclass
 class _Space:
     space: ReachableStates
     index: AtomIndex
-    stopped: str = ""
+    stopped: str = ""                     # why the exploration is over without being complete
+    grounder: Grounder | None = None
+    actions: list | None = None
+
+
+def _first_match(states: list[int], start: int, bindings) -> tuple[int, dict] | None:
+    """The first state from `start` on (breadth-first: the shallowest) that satisfies some binding."""
+    best: tuple[int, dict] | None = None
+    for binding, pos, neg in bindings:
+        limit = len(states) if best is None else best[0]
+        for n in range(start, limit):
+            s = states[n]
+            if s & pos == pos and not s & neg:
+                best = (n, binding)
+                break
+        if best is not None and best[0] == start:
+            break
+    return best
 
 
 @dataclass
@@ -312,33 +339,46 @@ class TestRunner:
 
     # ------------------------------------------------------------ all reachable states
 
-    def space(self, case: Case) -> _Space:
-        key = case.problem
-        found = self._spaces.get(key)
-        if found is not None:
+    def space(self, case: Case, budget: int) -> _Space:
+        """The problem's reachable states, breadth-first, at least `budget` of them where there are so many.
+
+        Explorations grow by re-running with a larger budget (breadth-first order is deterministic, so
+        the first states are the same): a case broken near the initial state costs only those states.
+        A complete exploration (or one stopped at the full budget) goes to the state cache on disk.
+        """
+        settings = self.settings
+        budget = min(budget, settings.state_budget)
+        found = self._spaces.get(case.problem)
+        if found is not None and (found.space.complete or found.stopped or len(found.space.states) >= budget):
             return found
         tp = self.problem(case)
-        settings = self.settings
         cache_key = None
-        space = None
-        if self.states is not None:
+        if found is None and self.states is not None:
             text = self.domain_text if self.domain_text is not None else self.domain.to_pddl()
             cache_key = StateCache.key(text, tp.text)
-            space = self.states.get(cache_key, settings.state_budget)
-        stopped = ""
-        if space is None:
-            try:
+            cached = self.states.get(cache_key, settings.state_budget)
+            if cached is not None:
+                found = self._spaces[case.problem] = _Space(cached, AtomIndex(cached.atoms), cached.stopped)
+                return found
+        try:
+            if found is None or found.grounder is None:
                 grounder = Grounder(self.domain, tp.problem, self.domain.fluent_predicates)
                 actions = grounder.ground_domain(self.domain)
-                space, _ = explore(actions, grounder.index, grounder.init_state(), budget=settings.state_budget,
-                                   deadline=time.perf_counter() + settings.time_limit_s)
-            except GroundingLimit as err:
-                stopped = str(err)
-                space = ReachableStates([], [0], [-1], [""], False, stopped)
-            if cache_key is not None and not stopped:
-                self.states.put(cache_key, space)  # type: ignore[union-attr]
-        found = _Space(space, AtomIndex(space.atoms), stopped or space.stopped)
-        self._spaces[key] = found
+            else:
+                grounder, actions = found.grounder, found.actions
+            space, _ = explore(actions, grounder.index, grounder.init_state(), budget=budget,
+                               deadline=time.perf_counter() + settings.time_limit_s)
+        except GroundingLimit as err:
+            space = ReachableStates([], [0], [-1], [""], False, str(err))
+            found = self._spaces[case.problem] = _Space(space, AtomIndex(), str(err))
+            return found
+        stopped = "" if space.complete else space.stopped
+        if stopped.startswith("state budget") and budget < settings.state_budget:
+            stopped = ""   # only this round's budget: the next round explores further
+        found = self._spaces[case.problem] = _Space(space, grounder.index, stopped, grounder, actions)
+        if self.states is not None and (space.complete or budget >= settings.state_budget):
+            text = self.domain_text if self.domain_text is not None else self.domain.to_pddl()
+            self.states.put(cache_key or StateCache.key(text, tp.text), space)
         return found
 
     def _bindings(self, formula: Formula, problem: Problem, index: AtomIndex):
@@ -376,19 +416,23 @@ class TestRunner:
     def _explored(self, case: Case) -> CaseResult:
         tp = self.problem(case)
         assert case.formula is not None
-        explored = self.space(case)
-        space = explored.space
         best: tuple[int, dict] | None = None
-        states = space.states
-        for binding, pos, neg in self._bindings(case.formula, tp.problem, explored.index):
-            limit = len(states) if best is None else best[0]
-            for n in range(limit):
-                s = states[n]
-                if s & pos == pos and not s & neg:
-                    best = (n, binding)
-                    break
-            if best is not None and best[0] == 0:
+        scanned = 0
+        budget = FIRST_BUDGET
+        bindings = None
+        while True:
+            explored = self.space(case, budget)
+            space = explored.space
+            states = space.states
+            if bindings is None or explored.index is not bindings[0]:
+                bindings = (explored.index, list(self._bindings(case.formula, tp.problem, explored.index)))
+            best = _first_match(states, scanned, bindings[1])
+            scanned = len(states)
+            if best is not None or space.complete or explored.stopped or budget >= self.settings.state_budget:
                 break
+            if self.task is not None:
+                self.task.check_cancelled()
+            budget *= 8
         count = len(states)
         if best is not None:
             n, binding = best
@@ -404,7 +448,8 @@ class TestRunner:
                                     "exploration", count)
             return self._result(case, Verdict.PASS, f"proven: none of the {count} reachable states of {tp.name} "
                                                     f"satisfies {what}", None, "exploration", count)
-        return self._planned(case, tp, f"{explored.stopped or 'stopped'} after {count} states", count)
+        reason = explored.stopped or space.stopped or "stopped"
+        return self._planned(case, tp, f"{reason} after {count} states", count)
 
     def _found(self, case: Case, evidence: Evidence, method: str, count: int, where: str) -> CaseResult:
         what = _formula_words(case)

@@ -24,6 +24,7 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.domain_tests import TestRunner, TestSettings, TestsReport, Verdict, run_tests
 
 PARTS = ("precondition", "add", "delete")
+FIX_STATE_BUDGET = 5_000
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,10 @@ def quick_fixes(domain: Domain, tests: DomainTests, *, report: TestsReport | Non
     case of `tests` passes on `domain`. `report` is the tests' report on `domain` (computed if not given)."""
     started = time.perf_counter()
     deadline = started + time_limit_s
-    settings = settings or TestSettings(state_budget=20_000, time_limit_s=max(0.2, time_limit_s / 4), planner=False)
+    # A candidate is offered only when proven: no planner, and a budget far above the bundled problems' spaces
+    # (at most a few hundred states); a candidate whose problem has more is not offered.
+    settings = settings or TestSettings(state_budget=FIX_STATE_BUDGET, time_limit_s=max(0.2, time_limit_s / 4),
+                                        planner=False)
     report = report or run_tests(domain, tests, settings=settings)
     failing = [r.name for r in report.results if r.verdict is not Verdict.PASS]
     if not failing:
@@ -174,7 +178,7 @@ def quick_fixes(domain: Domain, tests: DomainTests, *, report: TestsReport | Non
         fixes.append(QuickFix(name, edits, edited.to_pddl(), _diff(action, edited), candidate, full))
         return True
 
-    singles = {name: candidate_edits(domain, domain.action_map[name]) for name in names}
+    singles = {name: rank_edits(candidate_edits(domain, domain.action_map[name]), domain.action_map[name], report) for name in names}
     complete = True
     for name in names:
         for edit in singles[name]:
@@ -200,6 +204,48 @@ def quick_fixes(domain: Domain, tests: DomainTests, *, report: TestsReport | Non
     return QuickFixSearch(tuple(fixes), judged, time.perf_counter() - started, complete)
 
 
+def rank_edits(edits: list[Edit], action: ActionSchema, report: TestsReport) -> list[Edit]:
+    """The edits the failing cases' evidence points at first (stable otherwise).
+
+    The evidence names a step (a ground action) and atoms: the failed precondition, the atom an
+    effect got wrong, the ground formula a never-state satisfies, and the state before the step.
+    An edit whose atom, bound by that step, is one of those atoms comes first; one whose bound atom
+    is false in that state next (a precondition that would block a step that must not happen).
+    """
+    hints: dict[str, tuple[set[str], set[str]]] = {}
+    for result in (*report.failed, *report.unproven):
+        evidence = result.evidence
+        if evidence is None or not evidence.plan:
+            continue
+        index = (evidence.step or len(evidence.plan)) - 1
+        step = evidence.plan[min(index, len(evidence.plan) - 1)].strip("()").split()
+        named, state = hints.setdefault(" ".join(step), (set(), set()))
+        named.update(a.removeprefix("(not ").removesuffix(")") if a.startswith("(not ") else a
+                     for a in evidence.atoms)
+        if evidence.step is not None:
+            state.update(evidence.state)
+    if not hints:
+        return edits
+
+    def rank(edit: Edit) -> int:
+        best = 3
+        for words, (named, state) in hints.items():
+            name, *args = words.split()
+            if name != action.name:
+                continue
+            binding = dict(zip(action.parameter_names, args))
+            atom = f"({' '.join([edit.literal.atom.predicate, *(binding.get(a, a) for a in edit.literal.atom.args)])})"
+            if atom in named:
+                best = min(best, 0)
+            elif edit.part == "precondition" and edit.change == "add" and (atom in state) != edit.literal.positive:
+                best = min(best, 1)
+            elif atom in state:
+                best = min(best, 2)
+        return best
+
+    return sorted(edits, key=rank)
+
+
 def _clash(a: Edit, b: Edit) -> bool:
     return a.literal.atom == b.literal.atom and a.part == b.part
 
@@ -212,4 +258,4 @@ def _case_order(tests: DomainTests, failing: Sequence[str]):
 
 
 __all__ = ["Edit", "QuickFix", "QuickFixSearch", "apply_edits", "candidate_edits", "implicated_actions",
-           "quick_fixes"]
+           "quick_fixes", "rank_edits"]
