@@ -25,7 +25,7 @@ from domain_drafter.core.model import (EQUALITY, OBJECT, ActionSchema, Atom, Dom
                                        Problem, TypedName)
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.counterexample import ProofError
-from domain_drafter.planning.grounding import AtomIndex, Grounder, GroundingLimit, show_atom
+from domain_drafter.planning.grounding import AtomIndex, Grounder, GroundingLimit
 from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.state_space import ReachableStates, explore
 from domain_drafter.planning.validator import FailureKind, PlanValidation, PlanValidator
@@ -51,6 +51,7 @@ class TestSettings:
     __test__ = False
 
     state_budget: int = 100_000      # reachable states explored per problem
+    first_budget: int = 1_024        # states explored before a case is first checked; then 8 times more a round
     time_limit_s: float = 10.0       # exploration of one problem, and Fast Downward on one case
     planner: bool = True
 
@@ -169,9 +170,6 @@ def _show(step: Step) -> str:
 
 def _ground(atom: Atom, binding: dict[str, str]) -> Atom:
     return Atom(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
-
-
-FIRST_BUDGET = 1024   # states explored before a case is first checked; then 8 times more each round
 
 
 @dataclass
@@ -418,7 +416,7 @@ class TestRunner:
         assert case.formula is not None
         best: tuple[int, dict] | None = None
         scanned = 0
-        budget = FIRST_BUDGET
+        budget = self.settings.first_budget
         bindings = None
         while True:
             explored = self.space(case, budget)

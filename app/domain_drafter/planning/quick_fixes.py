@@ -24,7 +24,7 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.domain_tests import TestRunner, TestSettings, TestsReport, Verdict, run_tests
 
 PARTS = ("precondition", "add", "delete")
-FIX_STATE_BUDGET = 5_000
+FIX_STATE_BUDGET = 2_000
 
 
 @dataclass(frozen=True)
@@ -69,10 +69,12 @@ class QuickFixSearch:
     candidates: int                       # edited domains judged
     elapsed_s: float
     complete: bool                        # False: the time limit stopped the search
+    first_fix_s: float | None = None      # when the first fix was found
 
     def to_dict(self) -> dict:
         return {"fixes": [f.to_dict() for f in self.fixes], "candidates": self.candidates,
-                "elapsed_s": round(self.elapsed_s, 4), "complete": self.complete}
+                "elapsed_s": round(self.elapsed_s, 4), "complete": self.complete,
+                "first_fix_s": round(self.first_fix_s, 4) if self.first_fix_s is not None else None}
 
 
 def apply_edits(action: ActionSchema, edits: Sequence[Edit]) -> ActionSchema:
@@ -147,8 +149,8 @@ def quick_fixes(domain: Domain, tests: DomainTests, *, report: TestsReport | Non
     deadline = started + time_limit_s
     # A candidate is offered only when proven: no planner, and a budget far above the bundled problems' spaces
     # (at most a few hundred states); a candidate whose problem has more is not offered.
-    settings = settings or TestSettings(state_budget=FIX_STATE_BUDGET, time_limit_s=max(0.2, time_limit_s / 4),
-                                        planner=False)
+    settings = settings or TestSettings(state_budget=FIX_STATE_BUDGET, first_budget=128,
+                                        time_limit_s=max(0.2, time_limit_s / 4), planner=False)
     report = report or run_tests(domain, tests, settings=settings)
     failing = [r.name for r in report.results if r.verdict is not Verdict.PASS]
     if not failing:
@@ -158,6 +160,7 @@ def quick_fixes(domain: Domain, tests: DomainTests, *, report: TestsReport | Non
     fixes: list[QuickFix] = []
     judged = 0
     promising: dict[str, list[Edit]] = {}
+    found_at: list[float] = []
 
     def judge(name: str, edits: tuple[Edit, ...]) -> bool | None:
         """True: every case passes; False: some fails; None: it fixed a failing case but broke another."""
@@ -176,6 +179,7 @@ def quick_fixes(domain: Domain, tests: DomainTests, *, report: TestsReport | Non
         by_name = {r.name: r for r in results}
         full = TestsReport(domain.name, tuple(by_name[c.name] for c in tests.cases))
         fixes.append(QuickFix(name, edits, edited.to_pddl(), _diff(action, edited), candidate, full))
+        found_at.append(time.perf_counter() - started)
         return True
 
     singles = {name: rank_edits(candidate_edits(domain, domain.action_map[name]), domain.action_map[name], report) for name in names}
@@ -201,7 +205,8 @@ def quick_fixes(domain: Domain, tests: DomainTests, *, report: TestsReport | Non
                         complete = time.perf_counter() <= deadline
                         break
                     judge(name, (first, second))
-    return QuickFixSearch(tuple(fixes), judged, time.perf_counter() - started, complete)
+    return QuickFixSearch(tuple(fixes), judged, time.perf_counter() - started, complete,
+                          found_at[0] if found_at else None)
 
 
 def rank_edits(edits: list[Edit], action: ActionSchema, report: TestsReport) -> list[Edit]:
