@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +76,10 @@ class TomlSource:
             raise DomainError(f"the {what} is not valid TOML: {str(exc).split(' (at line')[0]}", where=where) from None
         return cls(path, text, data)
 
-    def where(self, *keys: str) -> SourceLocation:
-        """The line that defines the key path (or its deepest defined prefix); line 1 if none does."""
-        best_depth, best_line = 0, 1
+    @cached_property
+    def _defined(self) -> tuple[tuple[tuple[str, ...], int], ...]:
+        """(full key path, line) of every table header and assignment, in file order (read once)."""
+        out: list[tuple[tuple[str, ...], int]] = []
         table: tuple[str, ...] = ()
         in_multiline = False
         for number, line in enumerate(self.text.splitlines(), start=1):
@@ -95,6 +97,13 @@ class TomlSource:
                     continue
                 full = table + _split_key(assign.group(1))
                 in_multiline = quotes % 2 == 1
+            out.append((full, number))
+        return tuple(out)
+
+    def where(self, *keys: str) -> SourceLocation:
+        """The line that defines the key path (or its deepest defined prefix); line 1 if none does."""
+        best_depth, best_line = 0, 1
+        for full, number in self._defined:
             depth = min(len(full), len(keys))
             if depth > best_depth and full[:depth] == tuple(keys[:depth]):
                 best_depth, best_line = depth, number
