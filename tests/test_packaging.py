@@ -18,6 +18,7 @@ def test_wheel_ships_domains_and_resources_and_works_without_the_checkout(tmp_pa
     for domain in ("blocksworld", "trap-newspapers"):
         assert f"domain_drafter/domains/{domain}/domain.pddl" in names
         assert f"domain_drafter/domains/{domain}/descriptions.toml" in names
+        assert f"domain_drafter/domains/{domain}/tests.toml" in names
         assert f"domain_drafter/domains/{domain}/problems/p02.pddl" in names
     assert "domain_drafter/resources/prompts/paper.toml" in names
     icon = "io.github.domaindrafter.DomainDrafter"
@@ -34,7 +35,9 @@ def test_wheel_ships_domains_and_resources_and_works_without_the_checkout(tmp_pa
         "from domain_drafter.core.bundle import load_bundled, bundled_root;"
         "from domain_drafter.core.prompt import build_prompt;"
         "bs = load_bundled(); print(len(bs), sum(len(b.action_names) for b in bs), bundled_root());"
-        "print(build_prompt(bs[0], bs[0].action_names[0], bs).text[:40])"
+        "print(build_prompt(bs[0], bs[0].action_names[0], bs).text[:40]);"
+        "from domain_drafter.core.domain_tests import load_tests;"
+        "print('tests', sum(len(load_tests(b).cases) for b in bs))"
     )
     done = subprocess.run([sys.executable, "-c", probe, str(target)], capture_output=True, text=True, timeout=120,
                           cwd=tmp_path)
@@ -43,3 +46,4 @@ def test_wheel_ships_domains_and_resources_and_works_without_the_checkout(tmp_pa
     assert (count, actions) == ("9", "32")
     assert root.startswith(str(target))
     assert "Given a description of an action" in done.stdout
+    assert int(done.stdout.splitlines()[-1].split()[1]) >= 9 * 8   # every domain's tests.toml, read from the wheel
