@@ -29,3 +29,16 @@ def format_tests_report(report: TestsReport, source: str = "", *, verbose: bool 
 
 def format_quick_fix(number: int, fix: QuickFix) -> str:
     return f"quick fix {number}: {fix.summary}\n{fix.diff.rstrip()}"
+
+
+def failures_in_words(report: TestsReport, limit: int = 5) -> list[str]:
+    """The failing (then unproven) cases as sentences, for feedback to a model or a person: what the case
+    asks, what happened, and the plan that shows it (already validated)."""
+    lines = []
+    for result in (*report.failed, *report.unproven)[:limit]:
+        text = f"Test '{result.name}' ({result.kind.value}) {result.verdict.value}s: {result.message}."
+        evidence = result.evidence
+        if evidence is not None and evidence.plan and result.verdict is Verdict.FAIL:
+            text += f" On problem {evidence.problem}, the plan {' '.join(evidence.plan)} shows it."
+        lines.append(text)
+    return lines

@@ -261,8 +261,6 @@ class _Reader:
                 raise self.fail(f"case '{name}' needs a problem: problem = \"<a file of problems/ or a "
                                 "[problems.NAME] table>\", or objects and init inline", *keys,
                                 hint="problems here: " + (", ".join([*inline, *self.files]) or "none"))
-            if "goal" in table and self.kind_of(table) is CaseKind.PLAN:
-                return base_name  # a plan case's goal overrides the problem's: read with the case
             return base_name
         base = problems[base_name].problem if base_name else None
         own = self.inline_problem(f"{name}", {k: v for k, v in table.items() if k in ("objects", "init")},
@@ -478,8 +476,8 @@ class _Reader:
             elif kind is CaseKind.PLAN:
                 fields["formula"] = self.formula((*keys, "goal"), table["goal"], problem, "goal", variables=False)
             elif not any(k in table for k in ("objects", "init")):
-                raise self.fail(f"a {kind} case has no goal (it holds the problem's only when the problem is "
-                                "written inline)", *keys, "goal")
+                raise self.fail(f"'goal' does not apply to a {kind} case on a named problem (write the problem "
+                                "inline, with objects and init, to give it a goal)", *keys, "goal")
             else:
                 formula = self.formula((*keys, "goal"), table["goal"], problem, "goal", variables=False)
                 problems[problem_key] = _with_goal(problems[problem_key], formula)
