@@ -126,3 +126,17 @@ def test_a_missing_tests_file_says_where_to_write_it(tmp_path):
     with pytest.raises(TestsFileError) as info:
         load_tests(load_bundle_path(tmp_path))
     assert "no tests.toml" in info.value.message and info.value.hint
+
+
+def test_the_bundle_loader_does_not_read_the_tests_file(tmp_path):
+    import shutil
+
+    folder = tmp_path / "bw"
+    shutil.copytree(BLOCKS.folder, folder)
+    (folder / "tests.toml").write_text("[cases.x\n")          # not even TOML
+    bundle = load_bundle_path(folder)                          # loads all the same
+    assert bundle.tests_file == folder / "tests.toml" and BLOCKS.tests_file is not None
+    with pytest.raises(TestsFileError):
+        load_tests(bundle)
+    (folder / "tests.toml").unlink()
+    assert load_bundle_path(folder).tests_file is None

@@ -20,6 +20,7 @@ from domain_drafter.core.bundle_cache import cached
 DOMAIN_FILE = "domain.pddl"
 PROBLEMS_DIR = "problems"
 DESCRIPTIONS_FILE = "descriptions.toml"
+TESTS_FILE = "tests.toml"   # read on demand by core.domain_tests.load_tests, never by the loader
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,12 @@ class DomainBundle:
     @property
     def folder(self) -> Path:
         return self.path.parent
+
+    @property
+    def tests_file(self) -> Path | None:
+        """The tests file beside the domain file, if there is one."""
+        path = self.folder / TESTS_FILE
+        return path if path.is_file() else None
 
     @property
     def action_names(self) -> tuple[str, ...]:
