@@ -116,3 +116,28 @@ def test_held_out_mutants_are_caught_without_the_reference_and_fixed(domain, act
     assert report.failed, f"the bundled tests of {domain} miss {action}: {edit}"
     search = quick_fixes(mutant, tests, report=report, time_limit_s=10)
     assert any(canonical_action(f.domain.action(action)) == canonical_action(schema) for f in search.fixes)
+
+
+def _text_mutants():
+    from tests.planning.test_equivalence import MUTANTS
+    from tests.planning.test_proof_mutants import HEURISTIC_MISSES
+
+    out = [(d, a, old, new) for _, d, a, old, new, expected in MUTANTS if expected.value != "Equivalent"]
+    out += [(d, a, old, new) for d, a, old, new, _expected, _why in HEURISTIC_MISSES]
+    return out
+
+
+@pytest.mark.parametrize(("domain", "action", "old", "new"), _text_mutants(),
+                         ids=[f"{d}-{a}-{i}" for i, (d, a, *_rest) in enumerate(_text_mutants())])
+def test_the_proof_tests_mutants_are_caught_by_the_bundled_tests(domain, action, old, new):
+    """The hand-written mutants of test_equivalence.py and test_proof_mutants.py (swapped parameters, effects on
+    the wrong object, constants in preconditions...): each one the proof calls Different fails some bundled case."""
+    from domain_drafter.core.answers import check_answer
+
+    bundle = BUNDLES[domain]
+    text = bundle.domain.action(action).to_pddl()
+    assert old in text
+    answer = check_answer(text.replace(old, new, 1), bundle.domain, action)
+    assert answer.action is not None
+    report = run_tests(bundle.domain.with_action(answer.action), load_tests(bundle), fail_fast=True)
+    assert report.failed, f"the bundled tests of {domain} miss {action}: {old!r} -> {new!r}"
