@@ -28,17 +28,13 @@ file:line. Nothing is evaluated; the planning layer proves the cases.
 from __future__ import annotations
 
 import enum
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from domain_drafter.core.errors import DomainError, PddlSyntaxError, SourceLocation, TestsFileError
-from domain_drafter.core.formulas import (Formula, FormulaSyntax, read_atoms, read_formula, read_step,
-                                          read_typed_objects)
-from domain_drafter.core.model import Atom, Domain, Literal, Problem, TypedName
-from domain_drafter.core.plan_text import read_plan
-from domain_drafter.core.toml_source import TomlSource, describe_value
+from domain_drafter.core.errors import TestsFileError
+from domain_drafter.core.formulas import Formula
+from domain_drafter.core.model import Atom, Domain, Literal, Problem
 
 TESTS_FILE = "tests.toml"
 Step = tuple[str, ...]
@@ -64,8 +60,8 @@ NEGATIVE_KINDS = frozenset({CaseKind.PLAN_FAILS, CaseKind.UNREACHABLE, CaseKind.
 # kinds proven by exploring the reachable states (the others replay one plan with the validator)
 EXPLORING_KINDS = frozenset({CaseKind.REACHABLE, CaseKind.UNREACHABLE, CaseKind.NEVER})
 
-_COMMON = {"kind", "problem", "description", "objects", "init", "goal"}
-_KEYS: dict[CaseKind, set[str]] = {
+COMMON_KEYS = {"kind", "problem", "description", "objects", "init", "goal"}
+KIND_KEYS: dict[CaseKind, set[str]] = {
     CaseKind.PLAN: {"plan", "plan_file", "reaches_goal"},
     CaseKind.PLAN_FAILS: {"plan", "plan_file", "at_step", "precondition"},
     CaseKind.REACHABLE: set(),
@@ -75,7 +71,7 @@ _KEYS: dict[CaseKind, set[str]] = {
     CaseKind.NOT_APPLICABLE: {"action", "after"},
     CaseKind.EFFECT: {"action", "after", "holds", "not_holds"},
 }
-_PROBLEM_KEYS = ("objects", "init", "goal")
+PROBLEM_KEYS = ("objects", "init", "goal")
 
 
 @dataclass(frozen=True)
@@ -122,10 +118,10 @@ class Case:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "kind": self.kind.value, "problem": self.problem,
-                "plan": [_show(s) for s in self.plan], "reaches_goal": self.reaches_goal, "at_step": self.at_step,
+                "plan": [show_step(s) for s in self.plan], "reaches_goal": self.reaches_goal, "at_step": self.at_step,
                 "precondition": str(self.precondition) if self.precondition else None,
                 "formula": str(self.formula) if self.formula else None,
-                "action": _show(self.action) if self.action else None,
+                "action": show_step(self.action) if self.action else None,
                 "holds": [str(a) for a in self.holds], "not_holds": [str(a) for a in self.not_holds],
                 "description": self.description, "line": self.line}
 
@@ -155,7 +151,7 @@ class DomainTests:
         return tuple(c.name for c in self.cases)
 
 
-def _show(step: Step) -> str:
+def show_step(step: Step) -> str:
     return f"({' '.join(step)})"
 
 
@@ -169,391 +165,13 @@ def load_tests(bundle, path: Path | None = None) -> DomainTests:
     if not path.is_file():
         raise TestsFileError(f"no {TESTS_FILE} beside {bundle.path.name}", where=bundle.folder,
                              hint=f"write cases in {path} (see the README's 'Domain tests' section)")
-    source = _toml(lambda: TomlSource.read(path, "tests file"))
-    return _read(source, bundle.domain, {p.name: p for p in bundle.problems})
+    from domain_drafter.core.tests_reader import read_source
+
+    return read_source(path, None, bundle.domain, {p.name: p for p in bundle.problems})
 
 
 def parse_tests(text: str, domain: Domain, problem_files: Sequence = (), path: Path | None = None) -> DomainTests:
     """A tests file's text (e.g. the editor's, unsaved) checked against `domain` and its problem files."""
-    source = _toml(lambda: TomlSource.parse(text, path or Path(TESTS_FILE), "tests file"))
-    return _read(source, domain, {p.name: p for p in problem_files})
+    from domain_drafter.core.tests_reader import read_source
 
-
-def _toml(read) -> TomlSource:
-    try:
-        return read()
-    except DomainError as err:   # unreadable, not UTF-8, not TOML: still the tests file's fault
-        raise TestsFileError(err.what, where=err.where, hint=err.hint) from None
-
-
-class _Reader:
-    def __init__(self, source: TomlSource, domain: Domain, files: Mapping):
-        self.source = source
-        self.domain = domain
-        self.files = files
-        self.folder = source.path.parent
-
-    # ------------------------------------------------------------ errors
-
-    def fail(self, what: str, *keys: str, line: int | None = None, hint: str | None = None) -> TestsFileError:
-        where = self.source.where(*keys)
-        if line is not None:
-            where = SourceLocation(where.path, line, 1)
-        return TestsFileError(what, where=where, hint=hint)
-
-    def value_line(self, keys: tuple[str, ...], value: str, offset: int) -> int:
-        """The line of `offset` inside the string value of `keys` (triple-quoted strings span lines)."""
-        line = self.source.where(*keys).line
-        lines = self.source.text.splitlines()
-        head = lines[line - 1] if 0 < line <= len(lines) else ""
-        if re.search(r"=\s*(\"\"\"|''')\s*$", head):
-            line += 1
-        elif re.search(r"=\s*\[\s*$", head) or "[" in head.split("=", 1)[-1]:
-            # a list: find the line holding the item (lists in a tests file hold plan steps)
-            needle = value.strip()
-            for number in range(line, min(len(lines), line + 200) + 1):
-                if needle and needle in lines[number - 1]:
-                    return number
-        return line + value[:offset].count("\n")
-
-    def syntax(self, keys: tuple[str, ...], value: str, err: FormulaSyntax, what: str) -> TestsFileError:
-        return self.fail(f"{what}: {err.what}", *keys, line=self.value_line(keys, value, err.offset))
-
-    # ------------------------------------------------------------ problems
-
-    def objects_of(self, problem: Problem) -> dict[str, str]:
-        return {**{c.name: c.type for c in self.domain.constants}, **{o.name: o.type for o in problem.objects}}
-
-    def inline_problem(self, name: str, table: Mapping, keys: tuple[str, ...], base: Problem | None) -> TestProblem:
-        text = {k: self.string(table, k, keys) for k in _PROBLEM_KEYS if k in table}
-        objects: tuple[TypedName, ...] = base.objects if base is not None else ()
-        if "objects" in text:
-            try:
-                objects = read_typed_objects(text["objects"])
-            except FormulaSyntax as err:
-                raise self.syntax((*keys, "objects"), text["objects"], err, "objects") from None
-            for obj in objects:
-                if obj.type != "object" and obj.type not in self.domain.types:
-                    raise self.fail(f"object '{obj.name}' has type '{obj.type}', which the domain does not declare",
-                                    *keys, "objects")
-        problem = Problem(name, self.domain.name, objects, base.init if base else frozenset(),
-                          base.goal if base else ())
-        if "init" in text:
-            problem = replace(problem, init=frozenset(self.atoms((*keys, "init"), text["init"], problem, "init")))
-        if "goal" in text:
-            formula = self.formula((*keys, "goal"), text["goal"], problem, "goal", variables=False)
-            problem = replace(problem, goal=formula.literals)
-        for atom in sorted(problem.init):
-            self.check_atom(atom, problem, (*keys, "init"), text.get("init", ""), False)
-        return TestProblem(name, problem, problem.to_pddl(), None, True)
-
-    def problem_of(self, name: str, table: Mapping, keys: tuple[str, ...],
-                   inline: dict[str, TestProblem], problems: dict[str, TestProblem]) -> str:
-        has_inline = any(k in table for k in ("objects", "init"))
-        named = table.get("problem")
-        if named is not None and not isinstance(named, str):
-            raise self.fail(f"'problem' must be a string, not {describe_value(named)}", *keys, "problem")
-        base_name = None
-        if named is not None:
-            base_name = self.resolve_problem(named, keys, inline, problems)
-        if not has_inline:
-            if base_name is None:
-                raise self.fail(f"case '{name}' needs a problem: problem = \"<a file of problems/ or a "
-                                "[problems.NAME] table>\", or objects and init inline", *keys,
-                                hint="problems here: " + (", ".join([*inline, *self.files]) or "none"))
-            return base_name
-        base = problems[base_name].problem if base_name else None
-        own = self.inline_problem(f"{name}", {k: v for k, v in table.items() if k in ("objects", "init")},
-                                  keys, base)
-        key = f"case:{name}"
-        problems[key] = own
-        return key
-
-    def resolve_problem(self, named: str, keys: tuple[str, ...], inline: dict[str, TestProblem],
-                        problems: dict[str, TestProblem]) -> str:
-        if named in inline:
-            return named
-        stem = named[:-5] if named.endswith(".pddl") else named
-        stem = stem.split("/")[-1] if stem.startswith("problems/") else stem
-        if stem in self.files:
-            pf = self.files[stem]
-            problems.setdefault(stem, TestProblem(stem, pf.problem, pf.text, pf.path, False))
-            return stem
-        path = self.folder / named
-        if named.endswith(".pddl") and path.is_file():
-            return self.problem_file(path, named, keys, problems)
-        raise self.fail(f"unknown problem '{named}'", *keys, "problem",
-                        hint="problems here: " + (", ".join([*inline, *self.files]) or "none")
-                        + " (a file of problems/ by name, or a [problems.NAME] table)")
-
-    def problem_file(self, path: Path, named: str, keys: tuple[str, ...], problems: dict[str, TestProblem]) -> str:
-        """A problem file outside problems/, named by its path relative to the tests file."""
-        if named in problems:
-            return named
-        from domain_drafter.core.reader import read_problem  # the parser: only for such a file
-
-        try:
-            text = path.read_text(encoding="utf-8")
-            problem = read_problem(text, path)
-        except OSError as exc:
-            raise self.fail(f"cannot read the problem file '{named}': {exc.strerror}", *keys, "problem") from None
-        except PddlSyntaxError as err:
-            raise TestsFileError(err.what, where=err.where) from None
-        for atom in sorted(problem.init) + [lit.atom for lit in problem.goal]:
-            self.check_atom(atom, problem, (*keys, "problem"), "", False)
-        problems[named] = TestProblem(named, problem, text, path, False)
-        return named
-
-    # ------------------------------------------------------------ values
-
-    def string(self, table: Mapping, key: str, keys: tuple[str, ...]) -> str:
-        value = table[key]
-        if not isinstance(value, str):
-            raise self.fail(f"'{key}' must be a string, not {describe_value(value)}", *keys, key)
-        return value
-
-    def check_atom(self, atom: Atom, problem: Problem, keys: tuple[str, ...], text: str, variables: bool) -> None:
-        def fail(what: str) -> TestsFileError:
-            offset = text.lower().find(atom.predicate)
-            return self.fail(what, *keys, line=self.value_line(keys, text, max(offset, 0)))
-
-        if atom.predicate == "=":
-            if len(atom.args) != 2:
-                raise fail(f"{atom}: '=' takes 2 arguments")
-            signature = None
-        else:
-            signature = self.domain.predicate_map.get(atom.predicate)
-            if signature is None:
-                raise fail(f"{atom} uses the predicate '{atom.predicate}', which the domain does not declare")
-            if len(atom.args) != signature.arity:
-                raise fail(f"{atom} has {len(atom.args)} argument{'s' if len(atom.args) != 1 else ''}, "
-                           f"but '{atom.predicate}' takes {signature.arity}")
-        objects = self.objects_of(problem)
-        for i, arg in enumerate(atom.args):
-            if arg.startswith("?"):
-                if not variables:
-                    raise fail(f"{atom} has the variable '{arg}': only a never, reachable or unreachable "
-                               "formula may use variables")
-                continue
-            if arg not in objects:
-                raise fail(f"{atom} names '{arg}', which is no object of problem '{problem.name}' or constant")
-            if signature is not None:
-                want = signature.parameters[i].type
-                if not self.domain.types.is_subtype(objects[arg], want):
-                    raise fail(f"in {atom}, '{arg}' is a {objects[arg]}, but '{atom.predicate}' expects a {want}")
-
-    def atoms(self, keys: tuple[str, ...], value: object, problem: Problem, what: str) -> tuple[Atom, ...]:
-        text = " ".join(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else value
-        if not isinstance(text, str):
-            raise self.fail(f"'{keys[-1]}' must be a string of atoms, not {describe_value(value)}", *keys)
-        try:
-            atoms = read_atoms(text)
-        except FormulaSyntax as err:
-            raise self.syntax(keys, text, err, what) from None
-        for atom in atoms:
-            self.check_atom(atom, problem, keys, text, False)
-        return atoms
-
-    def formula(self, keys: tuple[str, ...], text: object, problem: Problem, what: str, *,
-                variables: bool) -> Formula:
-        if not isinstance(text, str):
-            raise self.fail(f"'{keys[-1]}' must be a string, not {describe_value(text)}", *keys)
-        try:
-            formula = read_formula(text)
-        except FormulaSyntax as err:
-            raise self.syntax(keys, text, err, what) from None
-        for lit in formula.literals:
-            self.check_atom(lit.atom, problem, keys, text, variables)
-        return formula
-
-    def step(self, keys: tuple[str, ...], text: str, problem: Problem, line: int | None = None) -> Step:
-        try:
-            step = read_step(text)
-        except FormulaSyntax as err:
-            raise self.fail(f"the plan step {text.strip()!r} does not parse: {err.what}", *keys,
-                            line=line or self.value_line(keys, text, err.offset),
-                            hint="write a step as (action object ...)") from None
-        self.check_step(step, problem, keys, line or self.value_line(keys, text, 0))
-        return step
-
-    def check_step(self, step: Step, problem: Problem, keys: tuple[str, ...], line: int) -> None:
-        shown = _show(step)
-        action = self.domain.action_map.get(step[0])
-        if action is None:
-            raise self.fail(f"the step {shown} names no action of the domain", *keys, line=line,
-                            hint="actions: " + ", ".join(a.name for a in self.domain.actions))
-        args = step[1:]
-        if len(args) != len(action.parameters):
-            raise self.fail(f"the step {shown}: '{action.name}' takes {len(action.parameters)} arguments, "
-                            f"got {len(args)}", *keys, line=line)
-        objects = self.objects_of(problem)
-        for arg, param in zip(args, action.parameters):
-            if arg not in objects:
-                raise self.fail(f"the step {shown} names '{arg}', which is no object of problem "
-                                f"'{problem.name}'", *keys, line=line)
-            if not self.domain.types.is_subtype(objects[arg], param.type):
-                raise self.fail(f"the step {shown}: '{arg}' is a {objects[arg]}, not a {param.type}",
-                                *keys, line=line)
-
-    def plan(self, table: Mapping, keys: tuple[str, ...], key: str, problem: Problem) -> tuple[Step, ...]:
-        value = table[key]
-        if isinstance(value, list):
-            steps = []
-            for item in value:
-                if not isinstance(item, str):
-                    raise self.fail(f"'{key}' holds steps as strings, not {describe_value(item)}", *keys, key)
-                steps.append(self.step((*keys, key), item, problem))
-            return tuple(steps)
-        if not isinstance(value, str):
-            raise self.fail(f"'{key}' must be a list of steps or a string, not {describe_value(value)}", *keys, key)
-        steps = []
-        for number, line in enumerate(value.split("\n")):
-            body = line.split(";", 1)[0].strip()
-            if not body:
-                continue
-            at = self.value_line((*keys, key), value, sum(len(x) + 1 for x in value.split("\n")[:number]))
-            for piece in re.findall(r"\([^()]*\)|[^\s()]+|[()]", body):
-                steps.append(self.step((*keys, key), piece, problem, line=at))
-        return tuple(steps)
-
-    def plan_file(self, table: Mapping, keys: tuple[str, ...], problem: Problem) -> tuple[Step, ...]:
-        name = self.string(table, "plan_file", keys)
-        path = (self.folder / name)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise self.fail(f"cannot read the plan file '{name}': {exc.strerror}", *keys, "plan_file") from None
-        try:
-            steps = read_plan(text, path)
-        except PddlSyntaxError as err:
-            raise TestsFileError(err.what, where=err.where) from None
-        line = self.source.where(*keys, "plan_file").line
-        for step in steps:
-            self.check_step(step, problem, (*keys, "plan_file"), line)
-        return steps
-
-    # ------------------------------------------------------------ cases
-
-    def kind_of(self, table: Mapping) -> CaseKind | None:
-        try:
-            return CaseKind(table.get("kind"))
-        except ValueError:
-            return None
-
-    def case(self, name: str, table: object, inline: dict[str, TestProblem],
-             problems: dict[str, TestProblem]) -> Case:
-        keys = ("cases", name)
-        if not isinstance(table, dict):
-            raise self.fail(f"[cases.{name}] must be a table, not {describe_value(table)}", *keys)
-        if "kind" not in table:
-            raise self.fail(f"case '{name}' needs a kind", *keys,
-                            hint="kinds: " + ", ".join(k.value for k in CaseKind))
-        kind = self.kind_of(table)
-        if kind is None:
-            raise self.fail(f"case '{name}' has the unknown kind {table['kind']!r}", *keys, "kind",
-                            hint="kinds: " + ", ".join(k.value for k in CaseKind))
-        allowed = _COMMON | _KEYS[kind]
-        for key in table:
-            if key not in allowed:
-                raise self.fail(f"case '{name}' ({kind}) has the unknown key '{key}'", *keys, key,
-                                hint=f"a {kind} case may hold: {', '.join(sorted(allowed))}")
-        description = self.string(table, "description", keys) if "description" in table else ""
-        problem_key = self.problem_of(name, table, keys, inline, problems)
-        problem = problems[problem_key].problem
-        line = self.source.where(*keys).line
-        fields: dict = {"description": description, "line": line}
-        if kind in (CaseKind.PLAN, CaseKind.PLAN_FAILS):
-            if ("plan" in table) == ("plan_file" in table):
-                raise self.fail(f"case '{name}' needs exactly one of 'plan' and 'plan_file'", *keys)
-            if "plan" in table:
-                fields["plan"] = self.plan(table, keys, "plan", problem)
-            else:
-                fields["plan"] = self.plan_file(table, keys, problem)
-                fields["plan_file"] = table["plan_file"]
-        if "goal" in table:
-            if kind in (CaseKind.REACHABLE, CaseKind.UNREACHABLE):
-                fields["formula"] = self.formula((*keys, "goal"), table["goal"], problem, "goal", variables=True)
-            elif kind is CaseKind.PLAN:
-                fields["formula"] = self.formula((*keys, "goal"), table["goal"], problem, "goal", variables=False)
-            elif not any(k in table for k in ("objects", "init")):
-                raise self.fail(f"'goal' does not apply to a {kind} case on a named problem (write the problem "
-                                "inline, with objects and init, to give it a goal)", *keys, "goal")
-            else:
-                formula = self.formula((*keys, "goal"), table["goal"], problem, "goal", variables=False)
-                problems[problem_key] = _with_goal(problems[problem_key], formula)
-        if kind in (CaseKind.REACHABLE, CaseKind.UNREACHABLE) and "formula" not in fields:
-            if not problem.goal:
-                raise self.fail(f"case '{name}' needs a goal (its problem has none)", *keys)
-            fields["formula"] = Formula(problem.goal)
-        if kind is CaseKind.PLAN and "reaches_goal" in table:
-            if not isinstance(table["reaches_goal"], bool):
-                raise self.fail("'reaches_goal' must be true or false", *keys, "reaches_goal")
-            fields["reaches_goal"] = table["reaches_goal"]
-        if kind is CaseKind.PLAN_FAILS:
-            self.plan_fails(table, keys, problem, fields)
-        if kind is CaseKind.NEVER:
-            if "state" not in table:
-                raise self.fail(f"case '{name}' needs a state formula, e.g. state = \"(and (p ?x) (q ?x))\"", *keys)
-            fields["formula"] = self.formula((*keys, "state"), table["state"], problem, "state", variables=True)
-        if kind in (CaseKind.APPLICABLE, CaseKind.NOT_APPLICABLE, CaseKind.EFFECT):
-            if "action" not in table:
-                raise self.fail(f"case '{name}' needs a ground action, e.g. action = \"(stack a b)\"", *keys)
-            fields["action"] = self.step((*keys, "action"), self.string(table, "action", keys), problem)
-            fields["plan"] = self.plan(table, keys, "after", problem) if "after" in table else ()
-        if kind is CaseKind.EFFECT:
-            if "holds" not in table and "not_holds" not in table:
-                raise self.fail(f"case '{name}' needs holds or not_holds (the atoms true, and false, after "
-                                "the action)", *keys)
-            for key in ("holds", "not_holds"):
-                if key in table:
-                    fields[key] = self.atoms((*keys, key), table[key], problem, key)
-        return Case(name, kind, problem_key, **fields)
-
-    def plan_fails(self, table: Mapping, keys: tuple[str, ...], problem: Problem, fields: dict) -> None:
-        if "at_step" in table:
-            at = table["at_step"]
-            if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(fields["plan"]):
-                raise self.fail(f"'at_step' must be a step number from 1 to {len(fields['plan'])}, "
-                                f"not {at!r}", *keys, "at_step")
-            fields["at_step"] = at
-        if "precondition" in table:
-            text = self.string(table, "precondition", keys)
-            formula = self.formula((*keys, "precondition"), text, problem, "precondition", variables=False)
-            if len(formula.literals) != 1:
-                raise self.fail("'precondition' is one literal, e.g. \"(clear b)\" or \"(not (on a b))\"",
-                                *keys, "precondition")
-            fields["precondition"] = formula.literals[0]
-
-    def read(self) -> DomainTests:
-        data = self.source.data
-        for key in data:
-            if key not in ("problems", "cases"):
-                raise self.fail(f"unknown table '{key}'; a tests file holds [problems.NAME] and [cases.NAME]", key)
-            if not isinstance(data[key], dict):
-                raise self.fail(f"'{key}' must be a table ([{key}.NAME] ...), not {describe_value(data[key])}", key)
-        inline: dict[str, TestProblem] = {}
-        for name, table in data.get("problems", {}).items():
-            keys = ("problems", name)
-            if not isinstance(table, dict):
-                raise self.fail(f"[problems.{name}] must be a table, not {describe_value(table)}", *keys)
-            for key in table:
-                if key not in _PROBLEM_KEYS:
-                    raise self.fail(f"[problems.{name}] has the unknown key '{key}' (it may hold objects, init "
-                                    "and goal)", *keys, key)
-            if name in self.files:
-                raise self.fail(f"[problems.{name}] has the name of a file of problems/", *keys)
-            inline[name] = self.inline_problem(name, table, keys, None)
-        problems: dict[str, TestProblem] = dict(inline)
-        cases = tuple(self.case(name, table, inline, problems) for name, table in data.get("cases", {}).items())
-        if not cases:
-            raise self.fail("the tests file has no cases ([cases.NAME] tables)")
-        return DomainTests(self.source.path, problems, cases, tuple(inline))
-
-
-def _with_goal(problem: TestProblem, formula: Formula) -> TestProblem:
-    p = replace(problem.problem, goal=formula.literals)
-    return replace(problem, problem=p, text=p.to_pddl())
-
-
-def _read(source: TomlSource, domain: Domain, files: Mapping) -> DomainTests:
-    return _Reader(source, domain, files).read()
+    return read_source(path or Path(TESTS_FILE), text, domain, {p.name: p for p in problem_files})
