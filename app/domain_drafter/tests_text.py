@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from domain_drafter.planning.domain_tests import CaseResult, TestsReport, Verdict
-from domain_drafter.planning.quick_fixes import QuickFix
+from typing import TYPE_CHECKING
+
+from domain_drafter.planning.tests_report import CaseResult, TestsReport, Verdict
+
+if TYPE_CHECKING:   # only for the annotation: printing a report does not import the fix search
+    from domain_drafter.planning.quick_fixes import QuickFix
 
 _MARK = {Verdict.PASS: "pass", Verdict.FAIL: "FAIL", Verdict.UNPROVEN: "open"}
 
@@ -27,7 +31,7 @@ def format_tests_report(report: TestsReport, source: str = "", *, verbose: bool 
     return "\n".join([head, *body, report.summary()])
 
 
-def format_quick_fix(number: int, fix: QuickFix) -> str:
+def format_quick_fix(number: int, fix: "QuickFix") -> str:
     return f"quick fix {number}: {fix.summary}\n{fix.diff.rstrip()}"
 
 

@@ -50,16 +50,28 @@ def test_bundled_tests_catch_single_atom_mutants_and_quick_fixes_restore_them(na
     assert sum(t < 2.0 for t in fix_times) >= 0.9 * len(fix_times)
 
 
-def test_the_test_command_is_under_a_second_per_domain_warm(tmp_path):
-    script = Path(sys.executable).with_name("domain-drafter")
-    env = {**os.environ, "DOMAIN_DRAFTER_CACHE": str(tmp_path / "cache")}
-    rows = []
-    for name in bundled_names():
-        subprocess.run([str(script), "test", name], env=env, capture_output=True, timeout=120, check=True)
+def _median_run(argv, env, runs: int = 5) -> tuple[float, str]:
+    times, out = [], ""
+    for _ in range(runs):
         t0 = time.perf_counter()
-        done = subprocess.run([str(script), "test", name], env=env, capture_output=True, text=True, timeout=120)
-        elapsed = time.perf_counter() - t0
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        times.append(time.perf_counter() - t0)
         assert done.returncode == 0, done.stdout + done.stderr
-        rows.append((name, f"{elapsed:.2f} s ({done.stdout.strip().splitlines()[-1]})"))
-        assert elapsed < 1.0, f"{name}: {elapsed:.2f} s"
-    report("domain-drafter test, warm (whole command, process start included)", rows)
+        out = done.stdout
+    return sorted(times)[len(times) // 2], out
+
+
+def test_the_test_command_is_under_a_second_per_domain_warm(tmp_path):
+    """The whole command, process start included, median of 5 warm runs; `--version` is the floor it stands on."""
+    script = str(Path(sys.executable).with_name("domain-drafter"))
+    env = {**os.environ, "DOMAIN_DRAFTER_CACHE": str(tmp_path / "cache")}
+    floor, _ = _median_run([script, "--version"], env)
+    rows = [("domain-drafter --version (process start)", f"{floor:.2f} s")]
+    slowest = 0.0
+    for name in bundled_names():
+        subprocess.run([script, "test", name], env=env, capture_output=True, timeout=120, check=True)  # warm up
+        elapsed, out = _median_run([script, "test", name], env)
+        rows.append((name, f"{elapsed:.2f} s ({out.strip().splitlines()[-1]})"))
+        slowest = max(slowest, elapsed)
+    report("domain-drafter test, warm (median of 5, process start included)", rows)
+    assert slowest < 1.0, f"slowest {slowest:.2f} s"

@@ -360,9 +360,9 @@ class TestRunner:
         if case.kind is CaseKind.REACHABLE:
             return self._result(case, Verdict.PASS, f"{what} is reached by a plan of {steps} steps ({where})",
                                 evidence, method, count)
-        verb = "holds" if case.kind is CaseKind.NEVER else "is reached"
-        return self._result(case, Verdict.FAIL, f"{what} must never hold, but {verb} after {steps} "
-                                                f"step{'s' if steps != 1 else ''} ({where})", evidence, method, count)
+        said = "must never hold, but holds" if case.kind is CaseKind.NEVER else "must be unreachable, but is reached"
+        return self._result(case, Verdict.FAIL, f"{what} {said} after {steps} step{'s' if steps != 1 else ''} "
+                                                f"({where})", evidence, method, count)
 
     def _checked(self, case: Case, tp: TestProblem, plan: tuple[Step, ...], binding: dict) -> Evidence:
         """The evidence plan, validated: it must reach the ground formula, or it is a bug."""
