@@ -36,7 +36,7 @@ def test_wheel_ships_domains_and_resources_and_works_without_the_checkout(tmp_pa
         "from domain_drafter.core.prompt import build_prompt;"
         "bs = load_bundled(); print(len(bs), sum(len(b.action_names) for b in bs), bundled_root());"
         "print(build_prompt(bs[0], bs[0].action_names[0], bs).text[:40]);"
-        "from domain_drafter.core.domain_tests import load_tests;"
+        "from domain_drafter.core.tests_reader import load_tests;"
         "print('tests', sum(len(load_tests(b).cases) for b in bs))"
     )
     done = subprocess.run([sys.executable, "-c", probe, str(target)], capture_output=True, text=True, timeout=120,

@@ -12,7 +12,8 @@ import pytest
 
 from domain_drafter.cli import main
 from domain_drafter.core.bundle import bundled_names, bundled_root, load_bundle_path
-from domain_drafter.core.domain_tests import CaseKind, load_tests
+from domain_drafter.core.domain_tests import CaseKind
+from domain_drafter.core.tests_reader import load_tests
 
 
 def run(capsys, *argv: str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from domain_drafter.core.bundle import bundled_root, load_bundle_path
-from domain_drafter.core.domain_tests import load_tests
+from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.planning.domain_tests import run_tests
 from domain_drafter.planning.quick_fixes import quick_fixes

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from domain_drafter.core.bundle import load_bundle_path
-from domain_drafter.core.domain_tests import load_tests
+from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.core.model import Atom, Literal
 from domain_drafter.planning.domain_tests import TestSettings, Verdict, run_tests
 from domain_drafter.planning.validator import PlanValidator, read_plan

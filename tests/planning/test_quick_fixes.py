@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from domain_drafter.core.bundle import load_bundle_path, load_bundled
-from domain_drafter.core.domain_tests import load_tests
+from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.core.model import canonical_action
 from domain_drafter.planning.domain_tests import run_tests
 from domain_drafter.planning.quick_fixes import Edit, apply_edits, candidate_edits, quick_fixes

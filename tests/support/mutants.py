@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from domain_drafter.core.classes import Subclass
-from domain_drafter.core.domain_tests import load_tests
+from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.core.model import canonical_action
 from domain_drafter.planning.domain_tests import run_tests
 from domain_drafter.planning.proof import ProofSettings, prove_equivalence

@@ -201,7 +201,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
 
     path = Path(path)
     if not path.is_file():
-        raise UsageError(f"cannot read the experiment spec: no such file", where=path)
+        raise UsageError("cannot read the experiment spec: no such file", where=path)
     source = TomlSource.read(path, "experiment spec")
     return spec_from_dict(source.data, where=path, source=source)
 

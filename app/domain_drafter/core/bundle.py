@@ -20,7 +20,7 @@ from domain_drafter.core.bundle_cache import cached
 DOMAIN_FILE = "domain.pddl"
 PROBLEMS_DIR = "problems"
 DESCRIPTIONS_FILE = "descriptions.toml"
-TESTS_FILE = "tests.toml"   # read on demand by core.domain_tests.load_tests, never by the loader
+TESTS_FILE = "tests.toml"   # read on demand by core.tests_reader.load_tests, never by the loader
 
 
 @dataclass(frozen=True)

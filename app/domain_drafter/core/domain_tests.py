@@ -32,9 +32,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from domain_drafter.core.errors import TestsFileError
 from domain_drafter.core.formulas import Formula
-from domain_drafter.core.model import Atom, Domain, Literal, Problem
+from domain_drafter.core.model import Atom, Literal, Problem
 
 TESTS_FILE = "tests.toml"
 Step = tuple[str, ...]
@@ -157,21 +156,3 @@ def show_step(step: Step) -> str:
 
 def tests_path(folder: Path) -> Path:
     return folder / TESTS_FILE
-
-
-def load_tests(bundle, path: Path | None = None) -> DomainTests:
-    """The tests file of a bundle (`bundle.folder / tests.toml`, or `path`); TestsFileError at file:line."""
-    path = path or tests_path(bundle.folder)
-    if not path.is_file():
-        raise TestsFileError(f"no {TESTS_FILE} beside {bundle.path.name}", where=bundle.folder,
-                             hint=f"write cases in {path} (see the README's 'Domain tests' section)")
-    from domain_drafter.core.tests_reader import read_source
-
-    return read_source(path, None, bundle.domain, {p.name: p for p in bundle.problems})
-
-
-def parse_tests(text: str, domain: Domain, problem_files: Sequence = (), path: Path | None = None) -> DomainTests:
-    """A tests file's text (e.g. the editor's, unsaved) checked against `domain` and its problem files."""
-    from domain_drafter.core.tests_reader import read_source
-
-    return read_source(path or Path(TESTS_FILE), text, domain, {p.name: p for p in problem_files})

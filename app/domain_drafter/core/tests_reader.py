@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
-from domain_drafter.core.domain_tests import (COMMON_KEYS, KIND_KEYS, PROBLEM_KEYS, Case, CaseKind, DomainTests,
-                                              Step, TestProblem, show_step)
+from domain_drafter.core.domain_tests import (COMMON_KEYS, KIND_KEYS, PROBLEM_KEYS, TESTS_FILE, Case, CaseKind,
+                                              DomainTests, Step, TestProblem, show_step, tests_path)
 from domain_drafter.core.errors import DomainError, PddlSyntaxError, SourceLocation, TestsFileError
 from domain_drafter.core.formulas import (Formula, FormulaSyntax, read_atoms, read_formula, read_step,
                                           read_typed_objects)
@@ -407,3 +407,17 @@ def _with_goal(problem: TestProblem, formula: Formula) -> TestProblem:
 
 def _read(source: TomlSource, domain: Domain, files: Mapping) -> DomainTests:
     return _Reader(source, domain, files).read()
+
+
+def load_tests(bundle, path: Path | None = None) -> DomainTests:
+    """The tests file of a bundle (`bundle.folder / tests.toml`, or `path`); TestsFileError at file:line."""
+    path = path or tests_path(bundle.folder)
+    if not path.is_file():
+        raise TestsFileError(f"no {TESTS_FILE} beside {bundle.path.name}", where=bundle.folder,
+                             hint=f"write cases in {path} (see the README's 'Domain tests' section)")
+    return read_source(path, None, bundle.domain, {p.name: p for p in bundle.problems})
+
+
+def parse_tests(text: str, domain: Domain, problem_files: Sequence = (), path: Path | None = None) -> DomainTests:
+    """A tests file's text (e.g. the editor's, unsaved) checked against `domain` and its problem files."""
+    return read_source(path or Path(TESTS_FILE), text, domain, {p.name: p for p in problem_files})

@@ -49,7 +49,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     bundle = load_bundle(args.domain)
     if args.import_ptest:
         return _import(args, bundle)
-    from domain_drafter.core.domain_tests import load_tests
+    from domain_drafter.core.tests_reader import load_tests
 
     tests = load_tests(bundle, Path(args.tests) if args.tests else None)
     if args.export_ptest:
