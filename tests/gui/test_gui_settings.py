@@ -37,7 +37,7 @@ def test_missing_broken_or_out_of_range_values_fall_back_to_defaults(tmp_path):
     path.write_text("{not json", encoding="utf-8")
     assert load_settings(path) == AppSettings()
     path.write_text(json.dumps({"k": "many", "retries": 99, "threads": -3, "default_class": "poetic",
-                                "feedback": "all", "planner_time_limit_s": 5, "grammar": 1, "seed": 3,
+                                "feedback": "hints", "planner_time_limit_s": 5, "grammar": 1, "seed": 3,
                                 "equivalence": "exact", "prompt_format": "instruct"}),
                     encoding="utf-8")
     loaded = load_settings(path)

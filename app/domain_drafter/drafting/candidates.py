@@ -58,6 +58,8 @@ class Candidate:
     agreement: int = 0                  # candidates with the same canonical action, itself included (0: none parsed)
     rank: int = 0                       # 1 = best, once ranked
     rank_key: tuple = field(default=(), compare=False)
+    score: float | None = None          # the agreement score (METHOD 6b), where the search gave one
+    origin: str = ""                    # where a searched answer came from: "root", "child of #2"
 
     @property
     def subclass(self) -> Subclass | None:

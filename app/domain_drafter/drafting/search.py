@@ -30,7 +30,7 @@ from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.drafting.candidates import has_reference, problems_solvable
+from domain_drafter.drafting.candidates import Candidate, has_reference, problems_solvable
 from domain_drafter.drafting.feedback import feedback_text
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
@@ -163,6 +163,23 @@ class SearchResult:
 
 
 Judge = Callable[[str], Judgement]
+
+
+def node_candidate(node: SearchNode) -> Candidate:
+    """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
+    where = "root" if node.parent is None else f"child of #{node.parent + 1}"
+    if node.duplicate_of is not None:
+        where += f", same as #{node.duplicate_of + 1}"
+    j = node.judgement
+    return Candidate(node.id, node.decoding_seed if node.parent is not None else node.seed, node.parent is not None,
+                     node.answer, node.stats, j.check, j.evaluation, j.solvable, score=j.score,
+                     origin=f"call {node.call}, {where}")
+
+
+def ranked_nodes(result: SearchResult) -> list[Candidate]:
+    """Every answer of the tree as a Candidate, best first (the frontier's order), `rank` 1..N."""
+    order = sorted(result.nodes, key=lambda n: (n.duplicate_of is not None, n.judgement.key, n.id))
+    return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]
 
 
 def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.drafting.candidate_options import MAX_CANDIDATES
 from domain_drafter.drafting.loop import Feedback
-from domain_drafter.gui.state.settings import AppSettings
+from domain_drafter.gui.state.settings import MAX_SEARCH_BUDGET, AppSettings
 from domain_drafter.planning.proof_types import EquivalenceMode
 
 EQUIVALENCE_LABELS = {EquivalenceMode.PROVEN.value: "Proven on the problems (reachable states)",
@@ -31,8 +31,10 @@ EQUIVALENCE_LABELS = {EquivalenceMode.PROVEN.value: "Proven on the problems (rea
 PROMPT_FORMAT_LABELS = {"auto": "Automatic (the catalogue's format for the model; else plain)",
                         "completion": "Plain text (the paper's completion prompt)",
                         "chat": "Chat (one user message in the model's chat template)"}
-FEEDBACK_LABELS = {Feedback.CHECKS.value: "Checks only (nothing of the reference leaks)",
-                   Feedback.PLANS.value: "Checks and counterexample plans"}
+FEEDBACK_LABELS = {Feedback.CHECKS.value: "Checks only (no reference: nothing of it leaks)",
+                   Feedback.PLANS.value: "Checks and the distinguishing state (uses the reference)",
+                   Feedback.LANDMARKS.value: "Checks and the reference's landmarks (uses the reference)",
+                   Feedback.ALL.value: "Everything (uses the reference)"}
 
 
 def _spin(low: int, high: int, tip: str, special: str = "") -> QSpinBox:
@@ -88,6 +90,15 @@ class SettingsDialog(QDialog):
         self.temperature_spin.setSingleStep(0.1)
         self.temperature_spin.setToolTip("Sampling temperature of the candidates")
         self.sample_check.toggled.connect(self.temperature_spin.setEnabled)
+        self.search_budget_spin = _spin(1, MAX_SEARCH_BUDGET, "Draft until proven: model calls at most before it "
+                                        "stops with the best answer so far")
+        self.search_budget_spin.setObjectName("searchBudget")
+        self.search_budget_spin.setSuffix(" model calls")
+        self.search_feedback_combo = QComboBox()
+        self.search_feedback_combo.setObjectName("searchFeedback")
+        self.search_feedback_combo.setToolTip("What Draft until proven tells the model about each answer it expands")
+        for value, label in FEEDBACK_LABELS.items():
+            self.search_feedback_combo.addItem(label, value)
 
         self.k_spin = _spin(1, 1000, "Plans per problem K* finds in each domain (the paper: 100)")
         self.time_spin = QDoubleSpinBox()
@@ -113,7 +124,8 @@ class SettingsDialog(QDialog):
                             ("Context examples", self.examples_spin), ("Max new tokens", self.max_tokens_spin),
                             ("Retries", self.retries_spin), ("Feedback", self.feedback_combo)]),
             ("Candidates", [("Candidates (N)", self.candidates_spin), ("", self.sample_check),
-                            ("Temperature", self.temperature_spin)]),
+                            ("Temperature", self.temperature_spin), ("Search budget", self.search_budget_spin),
+                            ("Search feedback", self.search_feedback_combo)]),
             ("Evaluation", [("Equivalence", self.equivalence_combo), ("K (plans per problem)", self.k_spin),
                             ("Planner time limit", self.time_spin)]),
             ("Descriptions", [("Default class", self.class_combo), ("Seed", self.seed_spin)]),
@@ -165,6 +177,9 @@ class SettingsDialog(QDialog):
         self.sample_check.setChecked(s.sample_candidates)
         self.temperature_spin.setValue(s.candidate_temperature)
         self.temperature_spin.setEnabled(s.sample_candidates)
+        self._search_width = s.search_width   # kept as it is (no field of its own)
+        self.search_budget_spin.setValue(s.search_budget)
+        self.search_feedback_combo.setCurrentIndex(max(0, self.search_feedback_combo.findData(s.search_feedback)))
 
     def values(self) -> AppSettings:
         return AppSettings(
@@ -186,6 +201,9 @@ class SettingsDialog(QDialog):
             candidates=self.candidates_spin.value(),
             sample_candidates=self.sample_check.isChecked(),
             candidate_temperature=float(self.temperature_spin.value()),
+            search_budget=self.search_budget_spin.value(),
+            search_width=self._search_width,
+            search_feedback=self.search_feedback_combo.currentData(),
         ).checked()
 
     def focus_setting(self, name: str) -> None:

@@ -11,6 +11,7 @@ File > Get a model… opens gui/dialogs/get_model_dialog.py; a model it installs
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -22,11 +23,13 @@ from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
 from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.options import SearchOptions
+from domain_drafter.drafting.search import node_candidate, ranked_nodes, search_action
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.model_status import ModelStatus
 from domain_drafter.gui.main.toolbar import ModelSelector
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
-from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, ranked_title
+from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidate_badge, ranked_title
 from domain_drafter.gui.panels.result_panel import ResultPanel
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.enabling import EnablingTable
@@ -56,6 +59,37 @@ class CandidatesHost(Protocol):
     def show_status(self, text: str) -> None: ...
 
 
+def search_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
+               pool: Sequence[DomainBundle], options: DraftOptions, search: SearchOptions,
+               template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
+               task: TaskState) -> SearchOutcome:
+    """Draft until proven (no Qt: runs in a worker): the search, each answer fed as a Candidate as it is judged."""
+    with models.acquire(entry, task) as lease:
+        result = search_action(bundle, action, lease.backend, evaluator, pool, options, search, template=template,
+                               on_node=lambda node: on_candidate(node_candidate(node)), task=task)
+    return SearchOutcome(ranked_nodes(result), result.stopped, result.calls, result.equivalent_at, result.error)
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What Draft until proven hands back: every answer best first, and why the search stopped."""
+
+    ranked: list[Candidate]
+    stopped: str
+    calls: int
+    equivalent_at: int | None
+    error: str | None = None
+
+    def title(self, what: str) -> str:
+        if self.equivalent_at is not None:
+            return f"Proven Equivalent at model call {self.equivalent_at} for {what}"
+        why = {"budget": "the budget is spent", "cancelled": "stopped", "error": f"the model failed: {self.error}",
+               "tokens": "the token budget is spent", "time": "the time budget is spent",
+               "exhausted": "no answer is left to expand"}.get(self.stopped, self.stopped)
+        best = candidate_badge(self.ranked[0])[0] if self.ranked else "no answer"
+        return f"Not proven after {self.calls} model calls for {what} ({why}); best so far: {best}"
+
+
 def candidates_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
                    pool: Sequence[DomainBundle], options: DraftOptions, candidates: CandidateOptions,
                    template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
@@ -71,10 +105,12 @@ class MainCandidates(QObject):
     """Draft N candidates in `window`: the action's enabling row, the job, the dock, picking. `dock_area` is
     the main window that holds the dock (the same window, seen as a QMainWindow)."""
 
-    def __init__(self, window: CandidatesHost, action: QAction, dock_area: QMainWindow):
+    def __init__(self, window: CandidatesHost, action: QAction, dock_area: QMainWindow,
+                 search: QAction | None = None):
         super().__init__(dock_area)
         self.window = window
         self.action = action
+        self.search_action = search
         self.panel = CandidatesPanel()
         self.dock = QDockWidget("Candidates", dock_area)
         self.dock.setObjectName("candidatesDock")
@@ -86,8 +122,14 @@ class MainCandidates(QObject):
         self.panel.picked.connect(self.pick)
         window.state.target_changed.connect(self._on_target_changed)
         state = window.state
-        window.enabling.add(self.action, lambda: not window.runner.busy and state.has_target
-                            and state.model is not None and not state.generate_blocker())
+        def can_draft() -> bool:
+            return (not window.runner.busy and state.has_target and state.model is not None
+                    and not state.generate_blocker())
+
+        window.enabling.add(self.action, can_draft)
+        if search is not None:
+            search.triggered.connect(self.search)
+            window.enabling.add(search, can_draft)
         window.enabling.refresh()
 
     def draft(self) -> TaskWorker | None:
@@ -110,6 +152,44 @@ class MainCandidates(QObject):
         if not window.start_job(worker):   # the window's one job mechanism (its runner, progress, Stop)
             return None
         return worker
+
+    def search(self) -> TaskWorker | None:
+        """Draft until proven: the search with the settings' budget; its answers fill the list as they are judged."""
+        window, state = self.window, self.window.state
+        entry = state.model
+        if not state.has_target or entry is None or window.runner.busy:
+            return None
+        assert state.bundle is not None
+        search = state.settings.search_options()
+        worker = TaskWorker(search_job, state.models, entry, state.bundle, state.action, state.evaluator,
+                            list(state.bundles), state.draft_options(), search, state.prompt_template(),
+                            self.panel.feed.judged.emit, kind=JobKind.GENERATE)
+        worker.signals.finished.connect(self._on_searched)
+        self.target = (str(state.bundle.path), state.action)
+        self.panel.start(f"Drafting {state.bundle.name} / {state.action} until an answer is proven Equivalent "
+                         f"(at most {search.budget} model calls, feedback: {search.feedback.value})…")
+        self.dock.show()
+        window.result_panel.clear(f"Searching with {entry.name}: each answer is judged, and the best is expanded "
+                                  "with its feedback…")
+        if not window.start_job(worker):
+            return None
+        return worker
+
+    def _on_searched(self, outcome: SearchOutcome) -> None:
+        window = self.window
+        if window.closing:
+            return
+        state = window.state
+        what = f"{state.bundle.name} / {state.action}" if state.bundle is not None else "the action"
+        title = outcome.title(what)
+        self.panel.set_ranked(outcome.ranked, title)
+        if outcome.ranked and outcome.equivalent_at is not None:
+            self.pick(outcome.ranked[0])        # proven: the answer goes into the editor at once
+        else:
+            window.result_panel.clear("Pick an answer in the list to put it into the editor.")
+        window.show_status(title)
+        if state.model is not None:
+            window.model_status.model_used(state.model.name)
 
     def _on_ranked(self, ranked: list[Candidate]) -> None:
         window = self.window

@@ -81,6 +81,10 @@ class DraftToolBar(QToolBar):
                                             "Draft N candidates in one batch, judge and rank them (N: Settings)")
         self.candidates_action.setText("Draft N candidates")
         self.candidates_action.setIconText("Draft N")
+        self.search_action = self._make("Draft until proven", "Ctrl+Alt+G",
+                                        "Search: re-prompt with each answer's feedback until one is proven "
+                                        "Equivalent or the budget (Settings) is spent")
+        self.search_action.setIconText("Until proven")
         self.stop_action = self._make("Stop", "Esc", "Stop the running generation or evaluation")
         self.evaluate_action = self._make("Evaluate", "Ctrl+E", "Judge the text in the answer editor")
         # Ctrl+Enter too (both Return and the keypad's Enter), as in notebooks
@@ -102,15 +106,15 @@ class DraftToolBar(QToolBar):
 
     def explain_generate(self, blocker: str | None) -> None:
         """Generate and Draft N say why they are off (a domain without usable descriptions), or what they do."""
-        for action in (self.generate_action, self.candidates_action):
+        for action in (self.generate_action, self.candidates_action, self.search_action):
             if action.property("tip") is None:
                 action.setProperty("tip", action.toolTip())
             action.setToolTip(blocker or action.property("tip"))
 
     @property
     def run_actions(self) -> tuple[QAction, ...]:
-        return (self.generate_action, self.candidates_action, self.stop_action, self.evaluate_action,
-                self.prompt_action)
+        return (self.generate_action, self.candidates_action, self.search_action, self.stop_action,
+                self.evaluate_action, self.prompt_action)
 
     def _make(self, text: str, shortcut: str, tip: str) -> QAction:
         action = QAction(text, self)

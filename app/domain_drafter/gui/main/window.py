@@ -100,7 +100,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         for signal in (self.runner.busy_changed, self.state.target_changed, self.state.model_changed,
                        self.model_status.state_changed):
             signal.connect(self.enabling.refresh)
-        self.candidates = MainCandidates(self, self.toolbar.candidates_action, self)   # its job, dock, enabling
+        self.candidates = MainCandidates(self, self.toolbar.candidates_action, self, self.toolbar.search_action)   # its job, dock, enabling
         self.enabling.refresh()
         if load:
             self.reload()

@@ -45,12 +45,17 @@ def candidate_details(candidate: Candidate) -> str:
     """`ARE 2 · 2 agree · seed 5 · 41 tokens` (what ranks it besides the badge)."""
     parts = []
     evaluation = candidate.evaluation
+    if candidate.score is not None and candidate.check.passed:
+        parts.append(f"score {100 * candidate.score:.0f}%" if candidate.score in (0.0, 1.0) or
+                     0.005 <= candidate.score <= 0.995 else f"score {100 * candidate.score:.1f}%")
     if evaluation is not None and evaluation.are is not None:
         parts.append(f"ARE {evaluation.are.total}")
     if candidate.solvable:
         parts.append(f"{candidate.solved}/{len(candidate.solvable)} problems solvable")
     if candidate.agreement > 1:
         parts.append(f"{candidate.agreement} agree")
+    if candidate.origin:
+        parts.append(candidate.origin)
     parts.append(f"{'sample' if candidate.sampled else 'prompt'} seed {candidate.seed}")
     parts.append(f"{candidate.stats.generated_tokens} tokens")
     return " · ".join(parts)

@@ -223,8 +223,12 @@ class ResultPanel(QWidget):
         message = proof_headline(result.proof, result.equivalence) if result.proof is not None else result.message
         if result.error:
             message = f"No verdict: {result.error}"
-        elif result.cached:
-            message += "  (cached verdict)"
+        else:
+            score = result.proof.score if result.proof is not None and result.proof.proven else None
+            if score is not None and result.subclass is not None and result.subclass.value != "Equivalent":
+                message += f"\nScore: {score.words}."   # METHOD 6b: how close the answer came
+            if result.cached:
+                message += "  (cached verdict)"
         self.message.setText(message)
         self.hint.hide()
         self.tabs.show()

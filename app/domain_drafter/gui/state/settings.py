@@ -15,6 +15,7 @@ from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.paths import atomic_write_bytes, config_dir
 from domain_drafter.drafting.candidate_options import MAX_CANDIDATES, CandidateOptions
 from domain_drafter.drafting.loop import DraftOptions, Feedback
+from domain_drafter.drafting.options import SearchOptions
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.factory import AUTO, PROMPT_FORMAT_CHOICES
 from domain_drafter.planning.evaluate import EvaluationOptions
@@ -28,6 +29,8 @@ _DRAFT = DraftOptions()
 _DECODING = DecodingOptions()
 _EVALUATION = EvaluationOptions()
 _CANDIDATES = CandidateOptions()
+_SEARCH = SearchOptions()
+MAX_SEARCH_BUDGET = 200
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,9 @@ class AppSettings:
     candidates: int = _CANDIDATES.n       # Draft N candidates: how many
     sample_candidates: bool = _CANDIDATES.sampled   # one prompt sampled N times (off: N prompt seeds, greedy)
     candidate_temperature: float = _CANDIDATES.temperature   # sampled candidates' temperature
+    search_budget: int = _SEARCH.budget   # Draft until proven: model calls at most
+    search_width: int = _SEARCH.width     # Draft until proven: root answers (prompt seeds)
+    search_feedback: str = _SEARCH.feedback.value   # what the search's re-prompts say
 
     # --- what the engine gets --------------------------------------------------------------
     def draft_options(self, description_class: DescriptionClass | None = None, seed: int | None = None,
@@ -70,6 +76,10 @@ class AppSettings:
 
     def candidate_options(self) -> CandidateOptions:
         return CandidateOptions(self.candidates, self.sample_candidates, self.candidate_temperature)
+
+    def search_options(self) -> SearchOptions:
+        return replace(_SEARCH, budget=self.search_budget, width=min(self.search_width, self.search_budget),
+                       feedback=Feedback(self.search_feedback), temperature=self.candidate_temperature)
 
     def evaluation_options(self) -> EvaluationOptions:
         return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
@@ -98,6 +108,10 @@ class AppSettings:
             seed=int(clamp(self.seed, 0, 1_000_000)),
             candidates=int(clamp(self.candidates, 1, MAX_CANDIDATES)),
             candidate_temperature=float(clamp(self.candidate_temperature, 0.05, 2.0)),
+            search_budget=int(clamp(self.search_budget, 1, MAX_SEARCH_BUDGET)),
+            search_width=int(clamp(self.search_width, 1, MAX_SEARCH_BUDGET)),
+            search_feedback=(self.search_feedback if self.search_feedback in {f.value for f in Feedback}
+                             else _SEARCH.feedback.value),
         )
 
 

@@ -1,0 +1,66 @@
+"""Draft until proven in the main window, on the real engine (the tiny real GGUF, the real proof, offscreen Qt):
+its budget comes from Settings, every answer is listed with its score as it is judged, any one can be picked."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gui_helpers import JOB_TIMEOUT_MS, run_job, select
+
+from domain_drafter.gui.editor.code_editor import normalized
+from domain_drafter.gui.state.settings import AppSettings, load_settings, save_settings
+
+
+def use_tiny_model(window, tiny_model, **settings) -> None:
+    window.add_model_file(tiny_model)
+    window.state.update_settings(replace(window.app_settings, max_new_tokens=60, grammar=True, **settings),
+                                 save=False)
+
+
+def test_draft_until_proven_lists_every_answer_with_its_score_and_picking_fills_the_editor(qtbot, window,
+                                                                                           tiny_model):
+    select(qtbot, window, "blocksworld", "put-down")
+    use_tiny_model(window, tiny_model, search_budget=4, search_width=2)
+    action = window.toolbar.search_action
+    assert action.isEnabled() and action in window.toolbar.actions()
+    run_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Run")
+    assert action in run_menu.actions()
+    panel = window.candidates.panel
+    inserted: list[int] = []
+    panel.model.rowsInserted.connect(lambda _p, first, _last: inserted.append(first))
+    assert run_job(qtbot, window, action.trigger) == ("generate", "finished")
+    assert inserted == [0, 1, 2, 3]              # one row per model call, as each answer is judged
+    answers = panel.model.candidates
+    assert len(answers) == 4 and [c.rank for c in answers] == [1, 2, 3, 4]
+    assert all(c.score is not None and c.origin.startswith("call ") for c in answers)
+    assert sum(1 for c in answers if "root" in c.origin) == 2
+    assert "score" in panel.model.index(0, 0).data() and "call " in panel.model.index(0, 0).data()
+    assert panel.title.text().startswith("Not proven after 4 model calls for blocksworld / put-down")
+    picked = panel.pick(3)
+    assert window.answer_panel.text() == normalized(picked.answer)
+    assert window.result_panel.result is picked.evaluation
+    if picked.evaluation.proof is not None and picked.evaluation.proof.score is not None \
+            and picked.evaluation.subclass.value != "Equivalent":
+        assert "Score: agrees on" in window.result_panel.message.text()
+
+
+def test_the_search_budget_is_a_setting_that_survives_a_restart(tmp_path):
+    path = tmp_path / "settings.json"
+    save_settings(replace(AppSettings(), search_budget=24, search_feedback="checks"), path)
+    loaded = load_settings(path)
+    assert (loaded.search_budget, loaded.search_feedback) == (24, "checks")
+    options = loaded.search_options()
+    assert options.budget == 24 and options.feedback.value == "checks"
+    assert replace(AppSettings(), search_budget=0).checked().search_budget == 1   # never below 1
+
+
+def test_stop_ends_the_search_and_keeps_the_answers_so_far(qtbot, window, tiny_model):
+    select(qtbot, window, "gripper", "pick")
+    use_tiny_model(window, tiny_model, search_budget=50, search_width=2)
+    window.toolbar.search_action.trigger()
+    panel = window.candidates.panel
+    qtbot.waitUntil(lambda: panel.model.rowCount() >= 1, timeout=JOB_TIMEOUT_MS)
+    with qtbot.waitSignal(window.job_ended, timeout=JOB_TIMEOUT_MS):
+        window.stop_action.trigger()
+    assert panel.model.rowCount() >= 1
+    assert panel.title.text().startswith("Not proven after") and "stopped" in panel.title.text()
