@@ -121,6 +121,7 @@ class AuthoringRunsMixin:
         if self.runner.busy:
             return
         self.verdict.setPlainText("Judging the working copy against the reference...")
+        self.tests.run()   # the domain's own tests judge it too (their tab)
         worker = TaskWorker(judge_job, self.workspace.reference_bundle(), self.workspace.working_domain(),
                             self.state.evaluator, kind=JobKind.JUDGE)
         self.start_job(worker, self._on_judged)

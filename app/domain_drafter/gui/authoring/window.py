@@ -25,6 +25,7 @@ from domain_drafter.gui.authoring.dialogs import NewActionDialog, ask_folder
 from domain_drafter.gui.authoring.tables import ActionStateModel, attempt_label
 from domain_drafter.gui.authoring.runs import AuthoringRunsMixin
 from domain_drafter.gui.authoring.saver import AutoSaver
+from domain_drafter.gui.authoring.tests import AuthoringTests
 from domain_drafter.gui.editor.code_editor import CodeEditor
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.errors import describe_error
@@ -72,6 +73,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         workspace.on_change = self._on_changed
         self.enabling = EnablingTable(self._enabling_rules())
         self.candidates = AuthoringCandidates(self, parent=self)   # Draft N: its tab, job and enabling row
+        self.tests = AuthoringTests(self, parent=self)   # the Tests tab: runs now, after Accept, Judge, on disk
         self.runner.busy_changed.connect(self.enabling.refresh)
         self.state.model_changed.connect(self._on_model_changed)   # a slot of the window: ends with it
         self._watching_state = True
@@ -269,6 +271,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
             self.workspace.accept(name, attempt=number)
         self.say(f"Accepted {name} (attempt {number}).")
         self.after_change(name)
+        self.tests.run()
         return True
 
     def revert_selected(self) -> None:
@@ -279,6 +282,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
             self.say(f"{name}: back to the reference." if self.workspace.entries[name].reference
                       else f"{name}: no accepted definition.")
             self.after_change(name)
+            self.tests.run()
 
     def restore_attempt(self) -> None:
         """Put the selected attempt's text into the editor (Accept keeps it)."""
@@ -372,6 +376,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
                 self.save_to(folder)
         self._closing = True
         self.runner.shutdown(CLOSE_TIMEOUT_MS)   # this window's drafts only
+        self.tests.close(CLOSE_TIMEOUT_MS)
         QCoreApplication.sendPostedEvents()      # their last outcomes are recorded (and so saved) too
         self.saver.close(CLOSE_TIMEOUT_MS)       # the last save reaches the disk before the window goes
         self.workspace.on_change = None

@@ -1,0 +1,122 @@
+"""What the authoring window's Tests tab runs in workers: plain functions (no Qt), each taking the worker's `task`.
+
+Where the tests file is: beside the working copy's domain; for a bundled domain, the user's copy of it
+once that copy has a tests file (new cases go there: the bundled domains are read-only to the app).
+New cases are written as `[cases.NAME]` tables appended to the file's text, checked by the real reader
+against the domain before anything is written, and written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundle_path
+from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
+from domain_drafter.core.errors import TestsFileError
+from domain_drafter.core.model import Domain
+from domain_drafter.core.paths import atomic_write_bytes
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.core.tests_reader import parse_tests
+from domain_drafter.core.tests_toml import toml_key
+from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
+from domain_drafter.planning.domain_tests import TestsReport, run_tests
+from domain_drafter.planning.quick_fixes import QuickFixSearch, quick_fixes
+
+
+@dataclass(frozen=True)
+class TestsRun:
+    """One run of the tests file on the working domain: the file as read and its report."""
+
+    __test__ = False
+
+    path: Path
+    tests: DomainTests
+    report: TestsReport
+    text: str
+
+
+def tests_file_of(bundle: DomainBundle) -> Path:
+    """The tests file the Tests tab reads: the user's copy's, for a bundled domain whose copy has one."""
+    if is_bundled(bundle.folder):
+        mine = user_copy_folder(bundle) / TESTS_FILE
+        if mine.is_file():
+            return mine
+    return bundle.folder / TESTS_FILE
+
+
+def _problems(path: Path, bundle: DomainBundle) -> Sequence[ProblemFile]:
+    """The problem files a tests file may name: those of the folder it lies in."""
+    if path.parent.resolve() == bundle.folder.resolve():
+        return bundle.problems
+    return load_bundle_path(path.parent).problems
+
+
+def _read(path: Path, text: str, bundle: DomainBundle, domain: Domain) -> DomainTests:
+    return parse_tests(text, domain, _problems(path, bundle), path)
+
+
+def run_tests_job(path: Path, bundle: DomainBundle, domain: Domain, *, task: TaskState) -> TestsRun:
+    """Read `path` (TestsFileError at file:line if it is bad or missing) and prove it on `domain`."""
+    from domain_drafter.planning.state_cache import StateCache  # noqa: PLC0415 - its disk cache only here
+
+    if not path.is_file():
+        raise TestsFileError(f"no {TESTS_FILE} beside the domain", where=path.parent,
+                             hint="add a case (New case…) or write one (see the README's 'Domain tests')")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TestsFileError(f"cannot read the tests file: {exc}", where=path) from None
+    tests = _read(path, text, bundle, domain)
+    report = run_tests(domain, tests, states=StateCache(), task=task)
+    return TestsRun(path, tests, report, text)
+
+
+def quick_fix_job(domain: Domain, tests: DomainTests, report: TestsReport, *, task: TaskState) -> QuickFixSearch:
+    """The smallest edits of one action after which every case passes (nothing is applied here)."""
+    return quick_fixes(domain, tests, report=report, task=task)
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def case_table(name: str, kind: str, problem: str, fields: dict[str, object]) -> str:
+    """A `[cases.NAME]` table from a form's values: strings as TOML strings, lists of steps as arrays,
+    bools and ints as they are; empty values are left out."""
+    lines = [f"[cases.{toml_key(name)}]", f"problem = {_string(problem)}", f"kind = {_string(kind)}"]
+    for key, value in fields.items():
+        if value is None or value == "" or value == [] or value == ():
+            continue
+        if isinstance(value, bool):
+            lines.append(f"{key} = {'true' if value else 'false'}")
+        elif isinstance(value, int):
+            lines.append(f"{key} = {value}")
+        elif isinstance(value, (list, tuple)):
+            lines.append(f"{key} = [" + ", ".join(_string(str(v)) for v in value) + "]")
+        else:
+            lines.append(f"{key} = {_string(str(value))}")
+    return "\n".join(lines) + "\n"
+
+
+def writable_tests_file(bundle: DomainBundle) -> Path:
+    """Where new cases go: the domain's tests file, or for a bundled domain its user copy's (made now)."""
+    if is_bundled(bundle.folder):
+        return ensure_user_copy(bundle) / TESTS_FILE
+    return bundle.folder / TESTS_FILE
+
+
+def save_case_job(bundle: DomainBundle, domain: Domain, table: str, *, task: TaskState) -> Path:
+    """Append `table` to the writable tests file, once the whole file reads back against `domain`;
+    TestsFileError (at the new table's line) and nothing written otherwise."""
+    target = writable_tests_file(bundle)
+    if is_bundled(target):   # whatever the copy did: the bundled domains stay as shipped
+        raise TestsFileError("refusing to write into a bundled domain", where=target)
+    old = target.read_text(encoding="utf-8") if target.is_file() else ""
+    body = old.rstrip("\n")
+    new = f"{body}\n\n{table}" if body else table
+    _read(target, new, bundle, domain)
+    atomic_write_bytes(target, new.encode("utf-8"))
+    return target
