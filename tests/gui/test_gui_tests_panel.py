@@ -4,6 +4,7 @@ tests.toml, the real prover and quick-fix search in workers, real files, offscre
 from __future__ import annotations
 
 import shutil
+import threading
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -17,7 +18,7 @@ from domain_drafter.gui.look.colours import current_scheme
 from domain_drafter.gui.panels.tests_panel import VerdictRole
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.settings import AppSettings
-from domain_drafter.gui.state.workers import JobKind
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.planning.tests_report import Verdict
 
 RUN_MS = 60_000
@@ -181,3 +182,42 @@ def test_keep_as_expected_plan_and_a_new_case_go_to_the_users_copy_of_a_bundled_
     assert copy.read_text() == text and dialog.isVisible()
     dialog.reject()
     assert bundled_files() == before and load_bundle_path(copy.parent).name == "blocksworld"
+
+
+def test_no_quick_fixes_while_a_benchmark_runs(qtbot, bundles):
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["blocksworld"]))
+    accept_broken_stack(qtbot, win)
+    click_case(qtbot, win, CASE)
+    assert win.tests.panel.fixes_button.isEnabled()
+    release = threading.Event()
+    bench = TaskRunner()
+    win.state.track(bench, "benchmark")   # as the Benchmark dialog's runner is
+    bench.start(TaskWorker(lambda *, task: release.wait(RUN_MS / 1000), kind=JobKind.BENCHMARK))
+    try:
+        qtbot.waitUntil(lambda: not win.tests.panel.fixes_button.isEnabled(), timeout=5_000)
+        assert "benchmark" in win.tests.panel.fixes_button.toolTip()
+        assert win.tests.find_fixes(CASE) is None
+    finally:
+        release.set()
+        assert bench.wait(5_000)
+    qtbot.waitUntil(lambda: win.tests.panel.fixes_button.isEnabled(), timeout=5_000)
+
+
+def test_a_domain_without_tests_says_so_and_its_first_case_starts_the_file(qtbot, tmp_path):
+    folder = tmp_path / "blocksworld"
+    shutil.copytree(bundled_root() / "blocksworld", folder)
+    (folder / "tests.toml").unlink()
+    win = open_window(qtbot, WorkingCopy.open(folder))
+    panel = win.tests.panel
+    assert "No tests.toml beside the domain yet" in panel.summary.text() and not panel.error.isVisibleTo(win)
+    win.tests.ask_new_case()
+    dialog = win.tests._dialog
+    dialog.name.setText("covered-block-cannot-be-picked")
+    dialog.set_kind(CaseKind.PLAN_FAILS)
+    dialog.problem.setCurrentText("p01")
+    dialog.set_field("plan", ["(pick-up a)"])
+    dialog.set_field("at_step", 1)
+    dialog.set_field("precondition", "(clear a)")
+    rerun(qtbot, win, dialog.accept)
+    assert verdicts(win) == {"covered-block-cannot-be-picked": Verdict.PASS}
+    assert (folder / "tests.toml").read_text().startswith("[cases.covered-block-cannot-be-picked]\n")

@@ -62,12 +62,14 @@ class AuthoringTests(QObject):
         window.state.track(self.runner, "authoring-tests")
         self.runner.job_ended.connect(window.job_ended)
         self.runner.busy_changed.connect(lambda _busy: self.refresh())
+        window.state.running_changed.connect(self.refresh)   # a benchmark started or ended (a slot: ends with us)
         self.last: TestsRun | None = None
         self.error: BaseException | None = None
         self.fixes: tuple[QuickFix, ...] = ()
         self.undo: tuple[str, str | None, int | None, str | None] | None = None   # action, accepted, from, scratch
         self._tests: TaskWorker | None = None    # the newest tests run; older ones are cancelled and ignored
         self._fixing: TaskWorker | None = None
+        self._fixed_on = None                    # the working domain the fixes were searched on
         self._dialog: NewCaseDialog | None = None
         self.path = tests_file_of(window.workspace.bundle)
         self._seen = self._stamp()
@@ -109,6 +111,9 @@ class AuthoringTests(QObject):
         self.last, self.error = result, None
         report = result.report
         self.panel.show_cases(case_rows(result.tests.cases, report), f"{report.summary()}, from {result.path}")
+        failing = len(report.failed)
+        self.window.tabs.setTabText(self.window.tabs.indexOf(self.panel), f"Tests ({failing} failing)" if failing
+                                    else "Tests")
         if self.panel.selected():
             self.show_case(self.panel.selected())
         self.refresh()
@@ -118,7 +123,12 @@ class AuthoringTests(QObject):
         if worker is not self._tests:
             return
         self.error = error
-        self.panel.show_error(describe_error(error).text)
+        self.window.tabs.setTabText(self.window.tabs.indexOf(self.panel), "Tests")
+        if not self.path.is_file():   # no tests yet: not a mistake
+            self.panel.show_cases([], f"No {self.path.name} beside the domain yet: New case… starts one "
+                                      "(see the README's 'Domain tests').")
+        else:
+            self.panel.show_error(describe_error(error).text)
         self.refresh()
         self.ran.emit(error)
 
@@ -133,11 +143,16 @@ class AuthoringTests(QObject):
             return None
         return next((r for r in self.last.report.results if r.name == name), None)
 
+    @property
+    def testing(self) -> bool:
+        """A tests run is on its way (the report shown may be older than the working copy)."""
+        return self._tests is not None and not self._tests.ended.is_set()
+
     def refresh(self) -> None:
         panel, result = self.panel, self.result(self.panel.selected())
         benchmark = self.window.state.running(kind=JobKind.BENCHMARK)
         panel.fixes_button.setEnabled(result is not None and result.verdict is Verdict.FAIL and not benchmark
-                                      and self._fixing is None)
+                                      and self._fixing is None and not self.testing)
         panel.fixes_button.setToolTip("Not while a benchmark runs: the reference must not leak" if benchmark
                                       else "Search the smallest edits of one action that make every case pass")
         panel.keep_button.setEnabled(self._kept_plan(result) is not None)
@@ -177,10 +192,10 @@ class AuthoringTests(QObject):
     def find_fixes(self, name: str) -> TaskWorker | None:
         result = self.result(name)
         if self.last is None or result is None or result.verdict is not Verdict.FAIL or self._fixing is not None \
-                or self.window.state.running(kind=JobKind.BENCHMARK):
+                or self.testing or self.window.state.running(kind=JobKind.BENCHMARK):
             return None
-        worker = TaskWorker(quick_fix_job, self.window.workspace.working_domain(), self.last.tests, self.last.report,
-                            kind=JobKind.QUICK_FIX)
+        self._fixed_on = domain = self.window.workspace.working_domain()
+        worker = TaskWorker(quick_fix_job, domain, self.last.tests, self.last.report, kind=JobKind.QUICK_FIX)
         worker.signals.finished.connect(self._on_fixes)
         worker.signals.failed.connect(lambda err: self.panel.show_fixes([], [], f"No quick fixes: "
                                                                        f"{describe_error(err).text}"))
@@ -213,6 +228,11 @@ class AuthoringTests(QObject):
         fix, workspace = self.fixes[row], self.window.workspace
         if workspace.folder is not None and is_bundled(workspace.folder):
             self.window.say("Not applied: this working copy lives in a bundled domain, which the app never changes.")
+            return False
+        if workspace.working_domain() != self._fixed_on:
+            self.fixes = ()
+            self.panel.show_fixes([], [], "The working copy changed since these fixes were found: search again.")
+            self.refresh()
             return False
         entry = workspace.entry(fix.action)
         before = (entry.name, entry.accepted, entry.accepted_from, entry.scratch)

@@ -369,6 +369,7 @@ def install_benchmark_menu(window, state: AppState) -> QAction:
             models = [(e.name, str(e.path) if e.source != "default" else "default") for e in entries]
             domains = [b.name for b in state.bundles] or _bundled_names()
             dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window, settings=state.settings)
+            state.track(dialog.runner, "benchmark")   # the authoring window offers no quick fix while it runs
             QCoreApplication.instance().aboutToQuit.connect(dialog.shutdown)   # a run stops with the app
         elif not dialog.running:
             dialog.set_settings(state.settings)   # Settings changed since: the next run uses them
