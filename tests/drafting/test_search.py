@@ -100,10 +100,26 @@ def test_without_a_reference_the_judge_is_the_checks_and_the_problems(tiny_backe
     result = run(bundles, tiny_backend, evaluator, SearchOptions(budget=3, width=1, children=2), reference=False)
     assert result.calls == 3
     assert all(n.judgement.evaluation is None for n in result.nodes)
-    for n in result.nodes:      # the checks, then (when they pass) every problem tried
-        expected = len(bundles["blocksworld"].problems) if n.judgement.check.passed else 0
-        assert len(n.judgement.solvable) == expected
-        assert n.score == (n.judgement.solvable.count(True) / expected if expected else 0.0)
+    for n in result.nodes:      # the checks, then (when they pass) every problem tried and every test case run
+        j = n.judgement
+        expected = len(bundles["blocksworld"].problems) if j.check.passed else 0
+        assert len(j.solvable) == expected
+        assert (j.tests_total > 0) == j.check.passed        # blocksworld ships a tests.toml
+        assert n.score == ((j.solvable.count(True) + j.tests_passed) / (expected + j.tests_total)
+                           if expected else 0.0)
+        if j.check.passed and j.tests_passed < j.tests_total:
+            assert "Test '" in n.feedback                    # the failing cases are the feedback
+
+
+def test_without_a_reference_passing_every_test_and_problem_ends_the_search(tiny_backend, evaluator, bundles):
+    reference = bundles["blocksworld"].domain.action("put-down").to_pddl(indent="")
+    literal = '"' + reference.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    forced = DecodingOptions(max_tokens=200, grammar=f"root ::= {literal}")
+    result = run(bundles, tiny_backend, evaluator, SearchOptions(budget=5, width=2),
+                 draft=DraftOptions(decoding=forced), reference=False)
+    assert result.stopped == "equivalent" and result.calls == 1
+    j = result.best.judgement
+    assert j.evaluation is None and j.tests_passed == j.tests_total > 0 and all(j.solvable)
 
 
 @pytest.mark.parametrize("field", ["budget", "width", "children"])

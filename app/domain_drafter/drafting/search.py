@@ -48,6 +48,9 @@ class Judgement:
     check: CheckReport
     evaluation: EvaluationResult | None = None
     solvable: tuple[bool | None, ...] = ()
+    tests_passed: int = 0                 # without a reference: the domain's test cases (tests.toml) that pass
+    tests_total: int = 0
+    tests_words: tuple[str, ...] = ()     # the failing cases in words (the feedback they give)
 
     @property
     def subclass(self) -> Subclass | None:
@@ -59,7 +62,9 @@ class Judgement:
         if self.evaluation is not None:
             proof = self.evaluation.proof
             return self.evaluation.subclass is Subclass.EQUIVALENT and (proof is None or proof.proven)
-        return False
+        # no reference: the judge is the checks, the problems that must stay solvable and the domain tests
+        return (self.check.passed and bool(self.solvable) and all(self.solvable) and self.tests_total > 0
+                and self.tests_passed == self.tests_total)
 
     @property
     def score(self) -> float:
@@ -71,7 +76,8 @@ class Judgement:
             return 1.0 if self.evaluation.subclass is Subclass.EQUIVALENT else 0.0
         if not self.check.passed or not self.solvable:
             return 0.0
-        return sum(1 for s in self.solvable if s) / len(self.solvable)
+        solved = sum(1 for s in self.solvable if s)
+        return (solved + self.tests_passed) / (len(self.solvable) + self.tests_total)
 
     @property
     def key(self) -> tuple:
@@ -114,7 +120,8 @@ class SearchNode:
                 "decoding_seed": self.decoding_seed, "answer": self.answer, "stats": self.stats.__dict__,
                 "verdict": self.judgement.verdict, "score": self.score, "equivalent": self.judgement.equivalent,
                 "are": ev.are.total if ev is not None and ev.are is not None else None,
-                "solvable": list(self.judgement.solvable), "feedback": self.feedback,
+                "solvable": list(self.judgement.solvable), "tests_passed": self.judgement.tests_passed,
+                "tests_total": self.judgement.tests_total, "feedback": self.feedback,
                 "duplicate_of": self.duplicate_of}
 
 
@@ -192,8 +199,11 @@ def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,
 
 
 def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: TaskState | None = None) -> Judge:
-    """Judge answers with no reference: the checks, then which of the domain's problems stay solvable."""
+    """Judge answers with no reference: the checks, which of the domain's problems stay solvable, and the
+    domain's tests (tests.toml beside it, where there is one): the failing cases are the feedback."""
     from domain_drafter.planning.kstar import KStarPlanner
+
+    tests = _domain_tests(bundle)
 
     planner = KStarPlanner(k=1, time_limit_s=evaluator.planner.time_limit_s,
                            memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
@@ -203,8 +213,31 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
         if not check.passed or check.action is None or not bundle.problems:
             return Judgement(check)
         domain = bundle.domain.with_action(check.action, replacing=action)
-        return Judgement(check, None, problems_solvable(domain, bundle.problems, planner=planner, task=task))
+        solvable = problems_solvable(domain, bundle.problems, planner=planner, task=task)
+        if tests is None:
+            return Judgement(check, None, solvable)
+        from domain_drafter.planning.domain_tests import run_tests
+        from domain_drafter.planning.tests_report import TestSettings
+        from domain_drafter.tests_text import failures_in_words
+
+        report = run_tests(domain, tests, settings=TestSettings(planner=False, time_limit_s=2.0),
+                           states=evaluator.states, task=task)
+        passed = sum(1 for r in report.results if r.passed)
+        return Judgement(check, None, solvable, passed, len(report.results), tuple(failures_in_words(report, 3)))
     return judge
+
+
+def _domain_tests(bundle: DomainBundle):
+    """The bundle's tests file read, or None (none there, or one that does not read: the checks judge alone)."""
+    path = bundle.tests_file
+    if path is None or not path.is_file():
+        return None
+    from domain_drafter.core.tests_reader import load_tests
+
+    try:
+        return load_tests(bundle)
+    except DrafterError:
+        return None
 
 
 def _decoding_seed(seed: int, node: int, child: int) -> int:
@@ -282,7 +315,10 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             said = None
             if not judgement.equivalent:
                 said = feedback_text(bundle, action, judgement.evaluation, options.feedback, check=judgement.check,
-                                     solvable=judgement.solvable) or _GENERIC
+                                     solvable=judgement.solvable)
+                if judgement.tests_words:     # no reference: the failing test cases are what is wrong
+                    said = " ".join([said, *judgement.tests_words]) if said else " ".join(judgement.tests_words)
+                said = said or _GENERIC
         judge_s[0] += time.perf_counter() - t0
         node = SearchNode(node_id, parent.id if parent is not None else None,
                           parent.depth + 1 if parent is not None else 0, node_id + 1, seed, decoding_.seed,
