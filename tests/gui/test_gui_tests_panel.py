@@ -104,7 +104,8 @@ def test_a_broken_action_turns_its_case_red_the_evidence_shows_and_a_quick_fix_r
     assert "must fail" in evidence.message.text()
     assert [evidence.plan_model.index(r).data() for r in range(evidence.plan_model.rowCount())] == \
         ["1. (pick-up b)", "2. (stack b a)"]
-    assert "(on b a)" in evidence.state.text() and evidence.state.isVisibleTo(win)   # the state it reaches
+    assert evidence.state.text().startswith("The state the plan reaches: ") and "(on b a)" in evidence.state.text()
+    assert evidence.state.isVisibleTo(win)
     assert win.tests.panel.fixes_button.isEnabled()
 
     with qtbot.waitSignal(win.job_ended, timeout=RUN_MS, check_params_cb=lambda k, _o: k == JobKind.QUICK_FIX):
@@ -221,3 +222,21 @@ def test_a_domain_without_tests_says_so_and_its_first_case_starts_the_file(qtbot
     rerun(qtbot, win, dialog.accept)
     assert verdicts(win) == {"covered-block-cannot-be-picked": Verdict.PASS}
     assert (folder / "tests.toml").read_text().startswith("[cases.covered-block-cannot-be-picked]\n")
+
+
+def test_the_case_list_model_passes_the_model_tester(qtmodeltester, bundles):
+    from domain_drafter.core.tests_reader import load_tests
+    from domain_drafter.gui.panels.tests_panel import TestCaseListModel, case_rows
+    from domain_drafter.planning.domain_tests import run_tests
+
+    bundle = bundles["gripper"]
+    tests = load_tests(bundle)
+    model = TestCaseListModel()
+    model.set_rows(case_rows(tests.cases, None))   # listed before they run: grey, "not run"
+    assert {model.index(r).data(VerdictRole) for r in range(model.rowCount())} == {None}
+    qtmodeltester.check(model)
+    resets: list[bool] = []
+    model.modelReset.connect(lambda: resets.append(True))
+    model.set_rows(case_rows(tests.cases, run_tests(bundle.domain, tests)))   # same cases: updated in place
+    assert resets == [] and {model.index(r).data(VerdictRole) for r in range(model.rowCount())} == {"pass"}
+    qtmodeltester.check(model)

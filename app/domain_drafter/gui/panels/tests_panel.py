@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QPlainTextEdit, QPushButton, QSplitter,
                                QVBoxLayout, QWidget)
 
 from domain_drafter.core.classes import ResultClass
-from domain_drafter.core.domain_tests import Case
+from domain_drafter.core.domain_tests import Case, CaseKind
 from domain_drafter.gui.look.colours import current_scheme
 from domain_drafter.gui.panels.distinguishing_state import _plain_label, fit_to_rows
 from domain_drafter.gui.panels.item_models import PlanStepListModel
@@ -165,7 +165,7 @@ class TestEvidenceView(QWidget):
         fit_to_rows(self.plan_view)
         self._line(self.atoms, "Atoms that matter there: ", evidence.atoms if evidence else ())
         self._line(self.binding, "With ", [f"{k} = {v}" for k, v in evidence.binding] if evidence else (), ", ")
-        self._line(self.state, "The state there: ", evidence.state if evidence else ())
+        self._line(self.state, _state_head(result), evidence.state if evidence else ())
         where = f" on problem {evidence.problem}" if evidence is not None else ""
         self.method.setText(f"Decided by the {result.method}{where}" + (f", {result.states} states explored"
                             if result.states else "") if result is not None else "")
@@ -174,6 +174,17 @@ class TestEvidenceView(QWidget):
     def _line(label: QLabel, head: str, items: Sequence[str], sep: str = " ") -> None:
         label.setText(head + sep.join(items) if items else "")
         label.setVisible(bool(items))
+
+
+def _state_head(result: CaseResult | None) -> str:
+    """What the evidence's state is: the plan's end, or the state at the step that matters."""
+    step = result.evidence.step if result is not None and result.evidence is not None else None
+    if step is None:
+        return "The state the plan reaches: "
+    check = result.evidence.validation if result is not None and result.evidence is not None else None
+    if result is not None and result.kind is CaseKind.EFFECT and check is not None and check.valid:
+        return f"The state after step {step}: "   # the action applied: the state it made
+    return f"The state before step {step}: "
 
 
 class TestsPanel(QWidget):
@@ -211,6 +222,8 @@ class TestsPanel(QWidget):
         self.diff = QPlainTextEdit()
         self.diff.setObjectName("quickFixDiff")
         self.diff.setReadOnly(True)
+        self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.diff.setPlaceholderText("Quick fixes of a failing case show here, each as a diff of its action.")
         self.fixes_note = _plain_label("quickFixNote")
         top = QHBoxLayout()
