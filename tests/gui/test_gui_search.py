@@ -64,3 +64,25 @@ def test_stop_ends_the_search_and_keeps_the_answers_so_far(qtbot, window, tiny_m
         window.stop_action.trigger()
     assert panel.model.rowCount() >= 1
     assert panel.title.text().startswith("Not proven after") and "stopped" in panel.title.text()
+
+
+def test_authoring_draft_until_proven_fills_the_candidates_tab_and_a_pick_becomes_an_attempt(qtbot, tiny_model,
+                                                                                            bundles, tmp_path):
+    from PySide6.QtCore import Qt
+    from test_gui_candidates import authoring_window, run_authoring_job
+
+    from domain_drafter.drafting.workspace import WorkingCopy
+
+    copy = WorkingCopy.from_bundle(bundles["gripper"])
+    copy.save(tmp_path / "g")
+    win = authoring_window(qtbot, copy, tiny_model)
+    win.state.update_settings(replace(win.state.settings, search_budget=3, search_width=2), save=False)
+    win.select("drop")
+    button = win.candidates.search_button
+    assert button.isVisible() and button.isEnabled()
+    assert run_authoring_job(qtbot, win, lambda: qtbot.mouseClick(button, Qt.MouseButton.LeftButton)) == "finished"
+    panel = win.candidates.panel
+    assert panel.model.rowCount() == 3 and win.tabs.currentWidget() is panel
+    assert all(c.score is not None and c.origin.startswith("call ") for c in panel.model.candidates)
+    panel.pick(0)
+    assert len(copy.entry("drop").attempts) == 1

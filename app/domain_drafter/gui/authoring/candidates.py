@@ -21,6 +21,8 @@ from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
 from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.options import SearchOptions
+from domain_drafter.drafting.search import node_candidate, ranked_nodes, search_action
 from domain_drafter.drafting.new_action import provisional_bundle
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.jobs import LeaseSource
@@ -66,6 +68,18 @@ def authoring_candidates_job(lease: LeaseSource, bundle: DomainBundle, name: str
         return ranked, held.backend.name
 
 
+def authoring_search_job(lease: LeaseSource, bundle: DomainBundle, name: str, reference: bool, evaluator: Evaluator,
+                         pool: Sequence[DomainBundle], options: DraftOptions, search: SearchOptions,
+                         template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
+                         task: TaskState) -> tuple[list[Candidate], str]:
+    """Draft until proven: every answer of the search, best first, and the model's name (plain data)."""
+    with lease(task) as held:
+        result = search_action(bundle, name, held.backend, evaluator, pool, options, search, template=template,
+                               reference=reference, on_node=lambda node: on_candidate(node_candidate(node)),
+                               task=task)
+        return ranked_nodes(result), held.backend.name
+
+
 class AuthoringCandidates(QObject):
     """Draft N beside Draft: the button's job, the Candidates tab, picking into an attempt."""
 
@@ -88,16 +102,29 @@ class AuthoringCandidates(QObject):
             name = window.selected()
             return name is not None and name in window.workspace.entries
 
-        window.enabling.add(window.draft_n_button, lambda: not window.runner.busy and window.state.model is not None
-                            and entry_selected())
+        def can_draft() -> bool:
+            return not window.runner.busy and window.state.model is not None and entry_selected()
 
-    def draft(self) -> TaskWorker | None:
+        window.enabling.add(window.draft_n_button, can_draft)
+        # Draft until proven, beside Draft N in the same row of buttons
+        self.search_button = QPushButton("Until proven")
+        self.search_button.setObjectName("draftUntilProven")
+        self.search_button.setToolTip("Draft until proven: re-prompt with each answer's feedback until one is proven "
+                                      "Equivalent (or, with no reference, passes the checks, the problems and the "
+                                      "domain's tests), at most the Settings' search budget of model calls")
+        row = window.draft_n_button.parentWidget().layout() if window.draft_n_button.parentWidget() else None
+        if row is not None:
+            row.insertWidget(row.indexOf(window.draft_n_button) + 1, self.search_button)
+        self.search_button.clicked.connect(self.search)
+        window.enabling.add(self.search_button, can_draft)
+
+    def _prepared(self) -> tuple[str, LeaseSource, DomainBundle, bool, DraftOptions] | None:
+        """The selected action, the model's lease, the bundle to draft in, whether it has a reference, the options."""
         window = self.window
         name, lease = window.selected(), window.lease_source()
         if name is None or lease is None or window.runner.busy:
             return None
-        state = window.state
-        options = state.draft_options()
+        options = window.state.draft_options()
         new = window.workspace.entry(name).new is not None
         if new:   # no reference: the vocabulary with the new action's placeholder, base descriptions
             bundle = provisional_bundle(window.workspace)
@@ -105,6 +132,30 @@ class AuthoringCandidates(QObject):
         else:
             bundle = window.workspace.reference_bundle()
         self.options = options
+        return name, lease, bundle, not new, options
+
+    def search(self) -> TaskWorker | None:
+        """Draft until proven for the selected action; its answers fill the Candidates tab as they are judged."""
+        prepared = self._prepared()
+        if prepared is None:
+            return None
+        window, (name, lease, bundle, reference, options) = self.window, prepared
+        state = window.state
+        search = state.settings.search_options()
+        worker = TaskWorker(authoring_search_job, lease, bundle, name, reference, state.evaluator, window.bundle_pool(),
+                            options, search, state.prompt_template(), self.panel.feed.judged.emit, kind=JobKind.DRAFT)
+        self.name = name
+        self.panel.start(f"Drafting {name} until proven (at most {search.budget} model calls)…")
+        window.tabs.setCurrentWidget(self.panel)
+        return window.start_job(worker, self._on_ranked)
+
+    def draft(self) -> TaskWorker | None:
+        prepared = self._prepared()
+        if prepared is None:
+            return None
+        window, (name, lease, bundle, reference, options) = self.window, prepared
+        new = not reference
+        state = window.state
         counts = state.settings.candidate_options()
         worker = TaskWorker(authoring_candidates_job, lease, bundle, name, not new, state.evaluator,
                             window.bundle_pool(), options, counts, state.prompt_template(), self.panel.feed.judged.emit,
