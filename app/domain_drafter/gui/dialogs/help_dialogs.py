@@ -102,7 +102,7 @@ class ResultClassesDialog(QDialog):
         self.show()
         self.raise_()
         self.browser.setHtml(classes_html(mode))   # the colours of the current scheme, the check in use
-        if cls is not None:
+        if cls is not None and cls is not next(iter(ResultClass)):   # the first class: the page's top, as it opens
             self.browser.scrollToAnchor(anchor(cls))   # once shown: the layout decides where it is
 
 
