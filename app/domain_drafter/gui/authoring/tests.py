@@ -71,6 +71,7 @@ class AuthoringTests(QObject):
         self._fixing: TaskWorker | None = None
         self._fixed_on = None                    # the working domain the fixes were searched on
         self._dialog: NewCaseDialog | None = None
+        self._closed = False
         self.path = tests_file_of(window.workspace.bundle)
         self._seen = self._stamp()
         self.watcher = QFileSystemWatcher(self)
@@ -93,8 +94,10 @@ class AuthoringTests(QObject):
 
     # ------------------------------------------------------------ running
 
-    def run(self) -> TaskWorker:
+    def run(self) -> TaskWorker | None:
         """Prove the tests file on the working domain as it stands now (an older run is cancelled)."""
+        if self._closed:
+            return None
         if self._tests is not None:
             self._tests.cancel()
         workspace = self.window.workspace
@@ -184,6 +187,8 @@ class AuthoringTests(QObject):
             self.run()
 
     def close(self, timeout_ms: int) -> None:
+        self._closed = True
+        self._delay.stop()
         self.watcher.removePaths(self.watcher.files() + self.watcher.directories())
         self.runner.shutdown(timeout_ms)
 
@@ -270,7 +275,7 @@ class AuthoringTests(QObject):
             return None
         evidence, case = result.evidence, self.last.tests.case(result.name)
         check = evidence.validation
-        if case.kind not in (CaseKind.PLAN, *EXPLORING_KINDS) or evidence.problem.startswith("case:") \
+        if case.kind not in (CaseKind.PLAN, *EXPLORING_KINDS) or case.problem.startswith("case:") \
                 or check is None or not (check.valid or check.kind is FailureKind.GOAL):
             return None
         fields: dict[str, object] = {"plan": list(evidence.plan)}
@@ -279,7 +284,7 @@ class AuthoringTests(QObject):
                           reaches_goal=None if check.valid else False)
         else:
             fields["goal"] = "(and " + " ".join(evidence.goal) + ")"
-        return {"problem": evidence.problem, "fields": fields}
+        return {"problem": case.problem, "fields": fields}   # a case's own inline problem has no name to use
 
     def keep_as_expected_plan(self, name: str) -> TaskWorker | None:
         kept = self._kept_plan(self.result(name))
@@ -309,8 +314,10 @@ class AuthoringTests(QObject):
             return
         self.save_case(dialog.table(), dialog)
 
-    def save_case(self, table: str, dialog: NewCaseDialog | None = None) -> TaskWorker:
+    def save_case(self, table: str, dialog: NewCaseDialog | None = None) -> TaskWorker | None:
         """Append `table` to the writable tests file (checked first), in a worker; then run the tests."""
+        if self._closed:
+            return None
         workspace = self.window.workspace
         worker = TaskWorker(save_case_job, workspace.bundle, workspace.working_domain(), table, kind=JobKind.SAVE_CASE)
         worker.signals.finished.connect(self._on_saved)
