@@ -55,6 +55,9 @@ def cannot_reach(domain: Domain, problems: Sequence[ProblemFile], action: str,
             who = "your action" if b.action == action else f"the action {b.action}"
             if b.static:
                 parts.append(f"{who} never applies ({b.precondition} match no objects)")
+            elif b.precondition.startswith("together: "):
+                parts.append(f"{who} never becomes applicable: its preconditions "
+                             f"{b.precondition.removeprefix('together: ')} never hold together")
             else:
                 parts.append(f"{who} never becomes applicable: its precondition {b.precondition} never holds")
         return "; ".join(parts) + "."
@@ -125,12 +128,14 @@ def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | 
     if needs_reach and check.action is not None:
         domain = answer_domain(bundle, action, check)
         reach = reachability(domain, bundle.problems) if domain is not None else None
-    parts = [_checks(result, check, bundle, action, reach, solvable)]
-    if result is not None and check.passed:
-        if kind in (Feedback.PLANS, Feedback.ALL):
-            parts.append(_plans(result))
-        if kind in (Feedback.LANDMARKS, Feedback.ALL):
-            parts.append(_landmarks(bundle, action, check, reach))
+    # the most specific first: the distinguishing state (the edit it calls for), then what the answer's domain
+    # cannot reach, then the landmarks it lost
+    parts = []
+    if result is not None and check.passed and kind in (Feedback.PLANS, Feedback.ALL):
+        parts.append(_plans(result))
+    parts.append(_checks(result, check, bundle, action, reach, solvable))
+    if result is not None and check.passed and kind in (Feedback.LANDMARKS, Feedback.ALL):
+        parts.append(_landmarks(bundle, action, check, reach))
     said = [p for p in parts if p]
     if not said:
         return None

@@ -274,6 +274,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     nodes: list[SearchNode] = []
     seen: dict[str, int] = {}           # merge key -> the node judged first
     frontier: list[tuple[tuple, int, int]] = []   # (judgement key, expansions, node id)
+    exhausted: set[int] = set()         # nodes whose last expansion wrote nothing new: not expanded again
     spent = {"generated": 0, "prompt": 0}
     judge_s = [0.0]
 
@@ -346,10 +347,13 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 node_id, expansions = parent.id, sum(1 for n in nodes if n.parent == parent.id)
             else:
                 key, expansions, node_id = heapq.heappop(frontier)
+                if node_id in exhausted:
+                    continue
                 parent = nodes[node_id]
                 heapq.heappush(frontier, (key, expansions + 1, node_id))
             root = prompts[parent.seed - draft.seed].text      # the node's own answer and feedback after its root prompt
             child_prompt = follow_up(root, parent.answer, parent.feedback or _GENERIC, template)
+            fresh = 0
             for c in range(options.children):
                 if out_of_budget():
                     break
@@ -357,8 +361,11 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 child_decoding = replace(decoding, temperature=options.temperature, seed=seed if options.temperature
                                          else draft.seed)
                 node = ask(child_prompt, child_decoding, parent, parent.seed)
+                fresh += node.duplicate_of is None
                 if node.judgement.equivalent:
                     return finish("equivalent")
+            if not fresh and options.policy != "linear":
+                exhausted.add(node_id)      # it only repeats itself and its siblings: spend the calls elsewhere
         return finish(why)
     except Cancelled:
         return finish("cancelled")

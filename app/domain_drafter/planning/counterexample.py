@@ -62,8 +62,8 @@ def _issues(generated: Domain, key: tuple[str, ...], index: AtomIndex, state: in
     if difference.kind == "only-generated":      # the reference refuses the step: a precondition is missing
         return tuple(f"missing precondition {both(a)}" for a in failing_atoms)
     if difference.kind == "only-reference":      # the answer refuses a step it must allow
-        return tuple(f"precondition {both(a)} is too strong: it does not hold here, yet the action must be "
-                     f"possible" for a in failing_atoms)
+        return tuple(f"extra precondition {both(a)}: it does not hold here, yet the action must be possible"
+                     for a in failing_atoms)
     assert difference.reference_after is not None and difference.generated_after is not None
     out = []
     gen_only = difference.generated_after & ~difference.reference_after

@@ -105,7 +105,7 @@ def reachability(domain: Domain, problems: Sequence[ProblemFile], *, budget: int
             ever, always = _relaxed(actions, init), 0
             goal_reached = None if goal[0] & ~ever == 0 else False
         unreached = tuple(show_atom(a) for a in index.decode(goal[0] & ~ever))
-        why = tuple(_why(actions, index, bit, ever) for bit in list(bits(goal[0] & ~ever))[:2])
+        why = tuple(w for w in (_why(actions, index, bit, ever) for bit in list(bits(goal[0] & ~ever))[:2]) if w)
         blocked = []
         for schema in domain.actions:
             mine = [g for g in actions if g.key[0] == schema.name]
@@ -127,7 +127,8 @@ def reachability(domain: Domain, problems: Sequence[ProblemFile], *, budget: int
                 elif not space.complete:
                     break                       # not shown blocked: say nothing
                 else:
-                    reasons["its preconditions together"] += 1
+                    together = " ".join(str(l) for l in schema.precondition)
+                    reasons[f"together: {together}"] += 1
             else:
                 blocked.append(Blocked(schema.name, reasons.most_common(1)[0][0]))
         reached = frozenset(index.decode(ever))
@@ -144,7 +145,7 @@ def _why(actions: Sequence[GroundAction], index, atom: int, ever: int) -> str:
         return f"no action makes {shown} true"
     blocked = [(g, g.pre & ~ever) for g in achievers if g.pre & ~ever]
     if not blocked:
-        return f"{shown} is made true only by steps that never apply together with what the goal needs"
+        return ""        # the steps do apply, only never on the way to this goal: nothing short to say
     g, missing = blocked[0]
     stopper = show_atom(index.decode(missing & -missing)[0])
     steps = " or ".join(f"({' '.join(a.key)})" for a in achievers[:2]) + (" ..." if len(achievers) > 2 else "")
