@@ -12,10 +12,10 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
-import pytest  # noqa: E402
+import pytest
+from needs import require
 
-from domain_drafter.core.bundle import DomainBundle, load_bundled  # noqa: E402
-from needs import require  # noqa: E402
+from domain_drafter.core.bundle import DomainBundle, load_bundled
 
 
 def all_reference_actions() -> list[tuple[str, str]]:

@@ -99,8 +99,8 @@ def numbered_plan(plan, marked: int | None, mark: str, indent: str = "    ") -> 
 
 def format_comparison(comparison, reference) -> str:
     """The verdict, what differs per action, and the counterexample with the step to blame, also in words."""
-    from domain_drafter.core.plan_words import plan_in_words  # noqa: PLC0415 - only when there is a divergence
-    from domain_drafter.planning.kstar import parse_step  # noqa: PLC0415
+    from domain_drafter.core.plan_words import plan_in_words
+    from domain_drafter.planning.kstar import parse_step
 
     lines = [comparison.verdict.value, f"  {comparison.message}"]
     said = [f"{a.name} {a.status.value}" + (f" (ARE {a.are.total})" if a.are and a.are.total else "")

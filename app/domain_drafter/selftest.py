@@ -15,8 +15,8 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from domain_drafter import __version__
 
@@ -87,7 +87,7 @@ def _timed(name: str, body: Callable[[], tuple[str, str]], fix: Callable[[BaseEx
     start = time.perf_counter()
     try:
         detail, failure_fix = body()
-    except Exception as exc:  # noqa: BLE001 - a self-test reports every failure instead of crashing
+    except Exception as exc:
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return StageResult(name, False, time.perf_counter() - start, message.splitlines()[0], fix(exc))
     return StageResult(name, not failure_fix, time.perf_counter() - start, detail, failure_fix)
@@ -144,7 +144,7 @@ def _model_stage(state: dict) -> tuple[str, str]:
             f"after a {stats.prompt_tokens}-token prompt"), ""
 
 
-def _evaluator():  # noqa: ANN202 - an Evaluator, imported lazily like every stage's engine
+def _evaluator():
     """An evaluator that always runs K* beside the proof (no cached verdicts) with a generous time limit."""
     from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 

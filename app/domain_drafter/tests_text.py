@@ -31,7 +31,7 @@ def format_tests_report(report: TestsReport, source: str = "", *, verbose: bool 
     return "\n".join([head, *body, report.summary()])
 
 
-def format_quick_fix(number: int, fix: "QuickFix") -> str:
+def format_quick_fix(number: int, fix: QuickFix) -> str:
     return f"quick fix {number}: {fix.summary}\n{fix.diff.rstrip()}"
 
 

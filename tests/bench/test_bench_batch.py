@@ -14,8 +14,8 @@ import sqlite3
 from bench_helpers import write_spec
 
 from domain_drafter.bench.runner import run_experiment
-from domain_drafter.bench.table import build_table, load_results, to_csv, to_json, to_markdown
 from domain_drafter.bench.spec import load_spec
+from domain_drafter.bench.table import build_table, load_results, to_csv, to_json, to_markdown
 from domain_drafter.cli import main
 from domain_drafter.core.tasks import TaskState
 
@@ -104,8 +104,8 @@ def test_prompt_format_per_model_is_used_and_recorded(tmp_path, private_cache):
     assert table.formats == {table.systems[0]: "chat"}
     assert "| prompt format | chat |" in to_markdown(table)
     assert json.loads(to_json(table))["prompt_formats"] == {table.systems[0]: "chat"}
-    assert ["prompt format", "chat", ""] == next(r for r in csv.reader(io.StringIO(to_csv(table)))
-                                                 if r[0] == "prompt format")
+    assert next(r for r in csv.reader(io.StringIO(to_csv(table)))
+                                                 if r[0] == "prompt format") == ["prompt format", "chat", ""]
     spec_path.write_text(spec_path.read_text().replace('"chat"', '"dialogue"'))
     try:
         load_spec(spec_path)

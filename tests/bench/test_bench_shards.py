@@ -65,7 +65,7 @@ def test_a_task_answered_differently_by_two_sources_is_refused(tmp_path, tiny_mo
     shutil.copy(run, other)
     with sqlite3.connect(other) as db:
         db.execute("UPDATE tasks SET answer = '(:action move)' WHERE ord = 0")
-    with pytest.raises(UsageError, match="different answers in run.sqlite and other.sqlite"):
+    with pytest.raises(UsageError, match=r"different answers in run\.sqlite and other\.sqlite"):
         rejudge([run, other], tmp_path / "merged.sqlite", spec=load_spec(spec_path))
     summary = rejudge([run, run], tmp_path / "same.sqlite")   # the same answers twice: one spec, no conflict
     assert summary.evaluated == summary.total == 3

@@ -73,7 +73,7 @@ def test_sigterm_stops_a_run_cleanly_and_resume_completes_it(tmp_path, tiny_mode
         _, err = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise AssertionError("bench run did not stop within 30 s of SIGTERM")
+        raise AssertionError("bench run did not stop within 30 s of SIGTERM") from None
     assert proc.returncode == 130 and "stopped by a signal; add --resume to continue" in err
     assert wait_for_empty_group(proc.pid, 10) == []
     with sqlite3.connect(out) as conn:

@@ -6,8 +6,16 @@ from __future__ import annotations
 import csv
 import io
 
-from domain_drafter.bench.table import (ERROR_LABEL, LAYOUT, PAPER_TABLE, ResultRow, Results, build_table, to_csv,
-                                        to_markdown)
+from domain_drafter.bench.table import (
+    ERROR_LABEL,
+    LAYOUT,
+    PAPER_TABLE,
+    ResultRow,
+    Results,
+    build_table,
+    to_csv,
+    to_markdown,
+)
 from domain_drafter.core.classes import Subclass
 
 

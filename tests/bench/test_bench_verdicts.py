@@ -17,9 +17,19 @@ from domain_drafter.bench.report import write_report
 from domain_drafter.bench.spec import load_spec
 from domain_drafter.bench.status import run_status
 from domain_drafter.bench.store import SCHEMA, SCHEMA_VERSION, ResultsStore
-from domain_drafter.bench.table import (PAPER_EQUIVALENT, PROOF_LABELS, PROVEN_DIFFERENT, PROVEN_EQUIVALENT,
-                                        UNPROVEN, ResultRow, Results, build_table, load_results, to_csv,
-                                        to_markdown)
+from domain_drafter.bench.table import (
+    PAPER_EQUIVALENT,
+    PROOF_LABELS,
+    PROVEN_DIFFERENT,
+    PROVEN_EQUIVALENT,
+    UNPROVEN,
+    ResultRow,
+    Results,
+    build_table,
+    load_results,
+    to_csv,
+    to_markdown,
+)
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import DomainError
 

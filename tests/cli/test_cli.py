@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from domain_drafter.cli import main
 
 PUT_DOWN = ("(:action put-down :parameters (?x - block) :precondition (and (holding ?x)) "
@@ -53,7 +52,7 @@ def test_check_json_reports_class_spans_and_are(capsys, monkeypatch, tmp_path):
 
 
 def test_check_shows_a_caret_under_the_problem(capsys, monkeypatch):
-    code, out, _ = run(capsys, monkeypatch, "check", "blocksworld", "put-down", stdin=PUT_DOWN.replace("?x - block", "?x - cube"))
+    _, out, _ = run(capsys, monkeypatch, "check", "blocksworld", "put-down", stdin=PUT_DOWN.replace("?x - block", "?x - cube"))
     assert "TError" in out and "^^^^" in out
 
 
@@ -249,7 +248,7 @@ def test_sigint_twice_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(
         code = proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise AssertionError("evaluate did not stop within 10 s of SIGINT")
+        raise AssertionError("evaluate did not stop within 10 s of SIGINT") from None
     stopped = time.monotonic() - sent
     assert code == 130, proc.stderr.read()
     assert stopped < 10

@@ -17,7 +17,7 @@ REFERENCE = BLOCKS.domain.action("stack").to_pddl()
 
 PDDL_PIECES = ["(", ")", ":action", ":parameters", ":precondition", ":effect", "and", "not", "or", "=", "?x", "?y",
                "- block", "stack", "on", "clear", "holding", "handempty", "left", " ", "\n", ";", "forall", "when",
-               "\x00", "\udcff", "é", "–"]
+               "\x00", "\udcff", "é", "–"]  # noqa: RUF001 - an en dash on purpose: non-ASCII text
 
 
 def assert_one_verdict(answer: str, bundle=BLOCKS, action: str = "stack") -> None:

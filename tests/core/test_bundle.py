@@ -35,7 +35,7 @@ def test_bare_domain_file_loads_and_says_descriptions_and_problems_are_missing(u
     shutil.copy(user_folder / "domain.pddl", bare)
     bundle = load_bundle(bare)
     assert bundle.descriptions is None and bundle.problems == ()
-    with pytest.raises(DomainError, match="no descriptions.toml"):
+    with pytest.raises(DomainError, match=r"no descriptions\.toml"):
         bundle.require_descriptions()
     with pytest.raises(DomainError, match="no problems"):
         bundle.require_problems()

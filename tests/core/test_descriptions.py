@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from tests.conftest import all_reference_actions
 
 from domain_drafter.core.descriptions import (
-    DescriptionClass, base_description, consistency_problems, describe_action, describe_literal,
+    DescriptionClass,
+    base_description,
+    consistency_problems,
+    describe_action,
+    describe_literal,
 )
 from domain_drafter.core.model import Atom, Literal
-from tests.conftest import all_reference_actions
 
 REFERENCE = all_reference_actions()
 

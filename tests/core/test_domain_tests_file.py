@@ -6,8 +6,8 @@ import pytest
 
 from domain_drafter.core.bundle import load_bundle_path, load_bundled
 from domain_drafter.core.domain_tests import NEGATIVE_KINDS, CaseKind
-from domain_drafter.core.tests_reader import load_tests, parse_tests
 from domain_drafter.core.errors import TestsFileError
+from domain_drafter.core.tests_reader import load_tests, parse_tests
 from domain_drafter.core.tests_toml import case_toml
 
 BLOCKS = load_bundled()[0]   # blocksworld, the first bundled domain by name

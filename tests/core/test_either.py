@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.core.courier import DOMAIN, write_courier
 
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.are import action_reconstruction_error
@@ -12,7 +13,6 @@ from domain_drafter.core.descriptions import DescriptionClass, describe_action
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.reader import read_domain
 from domain_drafter.planning.validator import FailureKind, PlanValidator
-from tests.core.courier import DOMAIN, write_courier
 
 LOAD = ("(:action load :parameters (?p - package ?v - (either truck airplane) ?l - location) "
         ":precondition (and (at ?p ?l) (at ?v ?l)) :effect (and (not (at ?p ?l)) (in ?p ?v)))")

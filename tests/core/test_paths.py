@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
+
 from domain_drafter.core.paths import cache_dir, config_dir, data_dir
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from tests.conftest import all_reference_actions
 
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.are import action_reconstruction_error
 from domain_drafter.core.reader import read_domain, read_problem
-from tests.conftest import all_reference_actions
 
 REFERENCE = all_reference_actions()
 

@@ -11,7 +11,12 @@ from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.model import ActionSchema
 from domain_drafter.drafting.candidates import (
-    Candidate, draft_candidates, has_reference, judge_candidate, problems_solvable, rank_candidates,
+    Candidate,
+    draft_candidates,
+    has_reference,
+    judge_candidate,
+    problems_solvable,
+    rank_candidates,
 )
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, make_stats
@@ -140,7 +145,7 @@ def test_three_sampled_candidates_read_one_prompt_with_three_decoding_seeds(bund
 
 
 def test_a_wrong_number_of_candidates_is_refused(bundles, tiny_backend, evaluator):
-    with pytest.raises(ValueError, match="1..8"):
+    with pytest.raises(ValueError, match=r"1\.\.8"):
         draft_candidates(bundles["gripper"], "drop", tiny_backend, evaluator, load_bundled(), DraftOptions(), 0)
 
 

@@ -11,8 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
-from gui_helpers import SCREEN_HEIGHT, SCREEN_WIDTH  # noqa: E402
+from gui_helpers import SCREEN_HEIGHT, SCREEN_WIDTH
 
 
 def _offscreen_laptop_screen() -> None:
@@ -52,8 +51,9 @@ def private_homes(gui_cache: Path, tmp_path_factory: pytest.TempPathFactory, mon
 @pytest.fixture
 def window(qtbot, private_homes):
     """The main window, shown, once the bundled domains are listed; closed (workers stopped) after."""
-    from domain_drafter.gui.state.settings import AppSettings
     from gui_helpers import open_main_window
+
+    from domain_drafter.gui.state.settings import AppSettings
 
     win = open_main_window(qtbot, AppSettings(preload_model=False))
     yield win

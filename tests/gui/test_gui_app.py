@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QApplication
 
 from domain_drafter.gui import app as gui_app
 from domain_drafter.gui.main.geometry import MAXIMISE_BELOW_WIDTH, Placement, Rect, first_placement, fits_a_screen
-from domain_drafter.gui.main.window import MainWindow
 from domain_drafter.gui.main.remembered import gui_settings as settings
+from domain_drafter.gui.main.window import MainWindow
 from domain_drafter.gui.state.settings import AppSettings, save_settings
 
 

@@ -15,8 +15,8 @@ from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.dialogs import NewActionDialog
 from domain_drafter.gui.authoring.jobs import parse_parameters
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.domain_compare import DomainVerdict, compare_domains

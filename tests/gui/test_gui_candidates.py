@@ -11,12 +11,12 @@ from PySide6.QtWidgets import QApplication
 
 from domain_drafter.core.model import TypedName
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.authoring.window import AuthoringWindow
-from domain_drafter.gui.panels.candidates_panel import BadgeRole
 from domain_drafter.gui.editor.code_editor import normalized
 from domain_drafter.gui.look.colours import current_scheme
+from domain_drafter.gui.panels.candidates_panel import BadgeRole
 from domain_drafter.gui.panels.result_display import badge_style
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 

@@ -13,12 +13,12 @@ from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
 
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.authoring.dialogs import chosen_folder, folder_dialog
 from domain_drafter.gui.authoring.tables import attempt_label
 from domain_drafter.gui.authoring.window import AuthoringWindow
 from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
 from domain_drafter.gui.main.model_status import threads_text
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 
@@ -130,7 +130,7 @@ def test_open_report_says_where_the_report_is_when_no_browser_starts(qtbot, tmp_
     dialog = BenchmarkDialog([("tiny", "tiny.gguf")], ["blocksworld"], results_path=tmp_path / "b.sqlite")
     qtbot.addWidget(dialog)
     page = tmp_path / "b-report" / "report.html"
-    dialog._on_report(page)  # noqa: SLF001 - the slot the report job's end calls
+    dialog._on_report(page)
     assert str(page) in dialog.eta_label.text() and "open that file yourself" in dialog.eta_label.text()
     assert dialog.eta_label.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
 

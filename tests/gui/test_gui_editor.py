@@ -10,8 +10,8 @@ from PySide6.QtGui import QHelpEvent, QKeySequence
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip
 
 from domain_drafter.core.answers import check_answer
-from domain_drafter.gui.editor.code_editor import CodeEditor
 from domain_drafter.core.pddl_format import UnbalancedError, format_pddl
+from domain_drafter.gui.editor.code_editor import CodeEditor
 
 COMMENTED = """Here it is:
 (:action pick ; take a ball

@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hub_server import HUB_FILE as FILE
+from hub_server import HUB_REPO as REPO
+from hub_server import MIB, HubFiles, serve_hub
 from PySide6.QtCore import Qt
 
 from domain_drafter.gui.dialogs.get_model_dialog import CatalogueTableModel, GetModelDialog, open_get_model_dialog
 from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue
 from domain_drafter.llm.download import STAGING
 from domain_drafter.llm.models import list_models, user_models_dir
-from hub_server import HUB_FILE as FILE, HUB_REPO as REPO, MIB, HubFiles, serve_hub
-
-
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QTextCharFormat, QTextDocument
 from pygments.token import Keyword, Name
+from PySide6.QtGui import QColor, QTextCharFormat, QTextDocument
 
 from domain_drafter.gui.editor.code_editor import CodeEditor, Mark, MarkKind, document_positions, normalized
 from domain_drafter.gui.editor.highlighter import DEFAULT_STYLES, PddlHighlighter, utf16_offsets

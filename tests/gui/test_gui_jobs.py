@@ -10,8 +10,6 @@ from domain_drafter.core.answers import check_answer
 from domain_drafter.core.are import action_reconstruction_error
 from domain_drafter.core.errors import DomainError, ModelError
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.gui.state.jobs import load_startup, open_bundle
-from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.gui.panels.result_display import (
     EXTRA,
     MISSING,
@@ -21,7 +19,9 @@ from domain_drafter.gui.panels.result_display import (
     parameter_lines,
     renaming_note,
 )
+from domain_drafter.gui.state.jobs import load_startup, open_bundle
 from domain_drafter.gui.state.workers import TaskWorker
+from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.llm.models import ModelEntry, list_models
 from domain_drafter.planning.equivalence import Counterexample
 from domain_drafter.planning.validator import FailureKind, PlanStatus, PlanValidation
@@ -36,7 +36,7 @@ def test_startup_lists_nine_domains_and_the_default_model(private_homes):
 
 
 def test_open_bundle_raises_what_the_window_reports(tmp_path):
-    with pytest.raises(DomainError, match="no domain.pddl"):
+    with pytest.raises(DomainError, match=r"no domain\.pddl"):
         open_bundle(tmp_path, task=TaskState())
 
 

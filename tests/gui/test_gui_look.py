@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication
 
 from domain_drafter import __version__
 from domain_drafter.core.classes import ResultClass
-from domain_drafter.gui.look.colours import DARK, LIGHT, MIN_CONTRAST, SCHEMES, contrast_ratio, current_scheme
 from domain_drafter.gui.dialogs.help_dialogs import AboutDialog, anchor, classes_html, versions
+from domain_drafter.gui.look.colours import DARK, LIGHT, MIN_CONTRAST, SCHEMES, contrast_ratio, current_scheme
 from domain_drafter.gui.look.theme import THEME_ENV, apply_scheme, apply_system_theme, system_scheme
 
 
@@ -89,7 +89,7 @@ def test_about_names_the_versions(qtbot):
     assert found["K* planner (kstar-planner)"] == metadata.version("kstar-planner")
     dialog = AboutDialog()
     qtbot.addWidget(dialog)
-    for name, version in found.items():
+    for version in found.values():
         assert version in dialog.text.text()
 
 

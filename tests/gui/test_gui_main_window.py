@@ -12,12 +12,12 @@ from PySide6.QtGui import QTextCharFormat
 from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.bundle import bundled_names
+from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.descriptions import DescriptionClass, describe_action
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.gui.editor.code_editor import MarkKind, normalized
 from domain_drafter.gui.panels.item_models import FailingRole
 from domain_drafter.gui.panels.result_display import BADGE_STYLES
-from domain_drafter.core.classes import ResultClass
 
 
 def badge_colour(window) -> str:

@@ -18,8 +18,8 @@ from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.errors import ContextTooSmallError, ModelError, PlannerError
-from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.main.window import MainWindow
+from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import default_model_dir
 
@@ -63,7 +63,7 @@ def test_the_model_loads_and_reads_the_prompt_in_the_background_at_start(qtbot, 
     assert window.current_model().path == tiny_model
     assert status.loaded_model.path == tiny_model and status.loaded_model.warmed_tokens > 100
     assert status.warmed_prompt == window.current_prompt_text()
-    assert "tiny-llama" in status.model_label.text() and "1 thread," in status.model_label.text() or "threads," in status.model_label.text()
+    assert ("tiny-llama" in status.model_label.text() and "1 thread," in status.model_label.text()) or "threads," in status.model_label.text()
     assert not status.progress.isVisible() and not status.stop_button.isVisible()
     # another action: its prompt is read into the model once the selection settles
     select(qtbot, window, "gripper", "drop")

@@ -21,8 +21,14 @@ from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.proof_types import ProofMethod
 from domain_drafter.planning.validator import PlanValidator, read_plan
-from domain_drafter.proof_text import (feedback_text, free_problem_path, proof_headline, reference_reaches_goal,
-                                       save_problem, state_view)
+from domain_drafter.proof_text import (
+    feedback_text,
+    free_problem_path,
+    proof_headline,
+    reference_reaches_goal,
+    save_problem,
+    state_view,
+)
 
 # pack-first that also re-adds (unpacked ?item): the packed item stays unpacked in D'. The heuristic
 # calls it Equivalent (no top-k plan passes where it matters); the proof parts the domains at once.

@@ -78,7 +78,7 @@ def test_screenshots(qtbot, window, out_dir, scheme):
             qtbot.wait(100)       # the platform restores the normal geometry after the state change
             for state in STATES:
                 window.setGeometry(0, 0, width, height)
-                qtbot.waitUntil(lambda: (window.width(), window.height()) == (width, height))
+                qtbot.waitUntil(lambda size=(width, height): (window.width(), window.height()) == size)
                 target = set_state(qtbot, window, state)
                 qtbot.wait(30)
                 image = target.grab().toImage()

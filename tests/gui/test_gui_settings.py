@@ -13,9 +13,9 @@ from PySide6.QtGui import QDropEvent
 
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.drafting.loop import Feedback
+from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
 from domain_drafter.gui.main.drops import dropped_domain
 from domain_drafter.gui.state.settings import AppSettings, load_settings, save_settings, settings_path
-from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
 
 CHANGED = AppSettings(model="/models/llama-2-13b.Q4_K_M.gguf", threads=6, prompt_format="chat", grammar=True, free_signature=True,
                       retries=2, feedback="plans", examples=1, max_new_tokens=200, k=20,
@@ -98,7 +98,7 @@ def test_opened_domains_become_recent_domains(qtbot, window, tmp_path, bundles):
     shutil.copytree(bundles["gripper"].folder, folder)
     run_job(qtbot, window, lambda: window.open_domain_folder(folder))
     assert window.window_state.recent_domains()[0] == str(folder.resolve())
-    window._fill_recent_menu()  # noqa: SLF001 - what the menu shows when it opens
+    window._fill_recent_menu()
     assert str(folder.resolve()) in [a.text() for a in window.recent_menu.actions()]
 
 

@@ -14,13 +14,13 @@ import subprocess
 import sys
 import textwrap
 
+from gui_helpers import run_job, select
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.window import AuthoringWindow
 from domain_drafter.llm.speed_check import process_rss
-from gui_helpers import run_job, select
 
 CHARACTERS = 5000
 ROUNDS = 20

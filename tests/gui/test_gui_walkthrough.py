@@ -41,9 +41,9 @@ def test_a_closed_authoring_window_leaves_no_connection_to_the_app_state(qtbot, 
         authoring = window.authoring_windows[-1]
         assert isinstance(authoring, AuthoringWindow)
         gone: list[bool] = []
-        authoring.destroyed.connect(lambda *_: gone.append(True))
+        authoring.destroyed.connect(lambda *_, gone=gone: gone.append(True))
         authoring.close()
-        qtbot.waitUntil(lambda: bool(gone), timeout=5000)   # closed, then deleted (deleteLater)
+        qtbot.waitUntil(lambda gone=gone: bool(gone), timeout=5000)   # closed, then deleted (deleteLater)
     assert window.authoring_windows == []
     _every_state_signal(state)   # a slot of a deleted window would raise here (pytest-qt fails the test)
     qtbot.wait(50)

@@ -44,9 +44,9 @@ def test_finished_carries_the_result_and_progress_and_tokens_arrive_in_order(qtb
     progress, tokens = [], []
     worker.signals.progress.connect(lambda d, t, m: progress.append((d, t, m)))
     worker.signals.token.connect(tokens.append)
-    with qtbot.waitSignal(runner.job_ended, timeout=5000) as ended:
-        with qtbot.waitSignal(worker.signals.finished, timeout=5000) as blocker:
-            runner.start(worker)
+    with qtbot.waitSignal(runner.job_ended, timeout=5000) as ended, \
+            qtbot.waitSignal(worker.signals.finished, timeout=5000) as blocker:
+        runner.start(worker)
     assert ended.args == [JobKind.OTHER, JobOutcome.FINISHED] and not runner.busy
     assert worker.outcome is JobOutcome.FINISHED and worker.name == "count_to"
     assert threading.main_thread().name not in blocker.args[0]   # it ran on a pool thread
@@ -59,9 +59,9 @@ def test_a_failure_carries_the_exception_itself_and_one_place_words_it(qtbot):
     for fn, kind, message in ((broken, DomainError, "/somewhere: no domain.pddl in this folder"),
                               (buggy, ZeroDivisionError, "unexpected error: ZeroDivisionError: oops")):
         worker = TaskWorker(fn, kind=JobKind.OPEN)
-        with qtbot.waitSignal(runner.job_ended, timeout=5000) as ended:
-            with qtbot.waitSignal(worker.signals.failed, timeout=5000) as blocker:
-                runner.start(worker)
+        with qtbot.waitSignal(runner.job_ended, timeout=5000) as ended, \
+                qtbot.waitSignal(worker.signals.failed, timeout=5000) as blocker:
+            runner.start(worker)
         [error] = blocker.args
         assert type(error) is kind and worker.error is error
         assert describe_error(error).message == message

@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from llama_server import serve_llama
 from needs import require
 

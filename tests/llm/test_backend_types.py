@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 from hypothesis import given, settings
@@ -88,7 +89,7 @@ def test_scanner_earliest_of_several_stops_wins():
 )
 def test_scanner_property(text, cuts, stops):
     bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
-    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    pieces = [text[a:b] for a, b in itertools.pairwise(bounds)]
     out, kept, stopped = _run(pieces, tuple(stops))
     # Streaming semantics (as in llama.cpp's servers): generation ends with the first piece after
     # which some stop string has appeared; the text is cut where the earliest stop found then starts.

@@ -6,12 +6,17 @@ import re
 from pathlib import Path
 
 import pytest
+from needs import require
 
 from domain_drafter.core.errors import ModelError, UsageError
-from domain_drafter.llm.catalogue import (CatalogueModel, bundled_catalogue_path, installed_path, load_catalogue,
-                                          user_catalogue_path)
+from domain_drafter.llm.catalogue import (
+    CatalogueModel,
+    bundled_catalogue_path,
+    installed_path,
+    load_catalogue,
+    user_catalogue_path,
+)
 from domain_drafter.llm.models import ModelEntry
-from needs import require
 
 
 @pytest.fixture

@@ -14,6 +14,9 @@ import socket
 from pathlib import Path
 
 import pytest
+from hub_server import HUB_FILE as FILE
+from hub_server import HUB_REPO as REPO
+from hub_server import MIB, HubFiles, serve_hub
 
 from domain_drafter.cli import main
 from domain_drafter.core.errors import ModelError
@@ -21,9 +24,6 @@ from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.llm.catalogue import CatalogueModel
 from domain_drafter.llm.download import STAGING, pull_model
 from domain_drafter.llm.models import list_models, user_models_dir
-from hub_server import HUB_FILE as FILE, HUB_REPO as REPO, MIB, HubFiles, serve_hub
-
-
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from tests.conftest import all_reference_actions
 
 from domain_drafter.core.answers import check_answer
 from domain_drafter.llm.grammar import ActionGrammar
-from tests.conftest import all_reference_actions
 
 REFERENCE = all_reference_actions()
 
@@ -91,8 +91,9 @@ def test_sentences_stay_within_the_papers_token_budget(bundles):
 
 @pytest.mark.parametrize("action", ["drive", "fly", "load", "unload"])
 def test_grammar_of_an_either_domain_admits_the_reference_and_only_passing_sentences(tmp_path, action):
-    from domain_drafter.core.bundle import load_bundle
     from tests.core.courier import write_courier
+
+    from domain_drafter.core.bundle import load_bundle
 
     b = load_bundle(write_courier(tmp_path / "courier"))
     grammar = ActionGrammar(b.domain, action)

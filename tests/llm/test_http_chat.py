@@ -11,11 +11,11 @@ context (measured: the answers part after 11 characters)."""
 from __future__ import annotations
 
 import pytest
+from llama_server import serve_llama
 
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.factory import open_backend
 from domain_drafter.llm.http import OpenAICompletionsBackend
-from llama_server import serve_llama
 
 ASCII = 'root ::= [a-z :()?-]+'   # see test_http_backend.py: the server drops invalid UTF-8
 PROMPT = "(define (domain blocksworld)\nInput: The robot picks up a block.\nOutput:"

@@ -6,11 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from domain_drafter.cli import main
 from domain_drafter.bench.spec import load_spec
+from domain_drafter.cli import main
 from domain_drafter.core.errors import ModelError
-from domain_drafter.llm.speed_check import (check_fits, estimate_spec, format_report, memory_available, process_rss,
-                                            speed_check)
+from domain_drafter.llm.speed_check import (
+    check_fits,
+    estimate_spec,
+    format_report,
+    memory_available,
+    process_rss,
+    speed_check,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXP1 = ROOT / "resources" / "experiments" / "paper-exp1.toml"

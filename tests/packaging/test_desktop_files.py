@@ -5,11 +5,11 @@ from __future__ import annotations
 import configparser
 import shutil
 import subprocess
-import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import domain_drafter
 
@@ -86,8 +86,8 @@ def test_png_icon_is_a_current_render_of_the_svg(qapp, size):
     import sys
 
     sys.path.insert(0, str(ROOT / "packaging"))
-    from render_icons import SVG, png_path, render
     from PySide6.QtGui import QImage
+    from render_icons import SVG, png_path, render
 
     png = QImage(str(png_path(size)))
     assert not png.isNull(), f"missing {png_path(size)}: run packaging/render_icons.py"

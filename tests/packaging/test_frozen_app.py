@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from needs import require
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 
 import pytest
+from tests.perf.conftest import report
 
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.llm.backend import DecodingOptions
-from tests.perf.conftest import report
 
 N_TOKENS = 96
 BATCHES = (1, 2, 4, 8)

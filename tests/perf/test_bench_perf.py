@@ -8,13 +8,14 @@ import random
 import shutil
 import time
 
+from tests.perf.conftest import report
+
 from domain_drafter.bench.executors import open_executor
 from domain_drafter.bench.runner import EvaluationQueue
-from domain_drafter.bench.store import ResultsStore
 from domain_drafter.bench.spec import BenchTask
+from domain_drafter.bench.store import ResultsStore
 from domain_drafter.bench.worker import warm_up
 from domain_drafter.core.bundle import load_bundled
-from tests.perf.conftest import report
 
 
 def answer_mix(n: int, seed: int = 0) -> list[tuple[str, str, str]]:

@@ -11,11 +11,12 @@ import threading
 import time
 from pathlib import Path
 
+from tests.cli.test_cli import PUT_DOWN, SLOW_PROBLEM, processes_working_in
+from tests.perf.conftest import median, report
+
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
-from tests.cli.test_cli import PUT_DOWN, SLOW_PROBLEM, processes_working_in
-from tests.perf.conftest import median, report
 
 RUNS = 5
 
@@ -26,7 +27,8 @@ def test_kstar_cancel_latency():
     for _ in range(RUNS):
         task = TaskState()
         cancelled_at: list[float] = []
-        timer = threading.Timer(1.0, lambda: (cancelled_at.append(time.monotonic()), task.cancel()))
+        timer = threading.Timer(1.0, lambda cancelled_at=cancelled_at, task=task: (cancelled_at.append(time.monotonic()),
+                                                                                task.cancel()))
         timer.start()
         result = KStarPlanner(k=100000, time_limit_s=120).plan(bundle.domain_text, SLOW_PROBLEM, task=task)
         latencies.append(time.monotonic() - cancelled_at[0])

@@ -16,10 +16,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from tests.perf.conftest import bare_kstar_seconds, median, report
+
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
-from tests.perf.conftest import bare_kstar_seconds, median, report
 
 SCRIPT = Path(sys.executable).parent / "domain-drafter"
 RUNS = 9

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
+from mutants import measure_domain
+from tests.perf.conftest import report
 
 from domain_drafter.core.bundle import bundled_names, load_bundle
 from domain_drafter.planning.state_cache import StateCache
-from mutants import measure_domain
-from tests.perf.conftest import report
 
 RESULTS: dict[str, object] = {}
 

@@ -12,13 +12,12 @@ import json
 import time
 
 import pytest
+from needs import require
+from tests.perf.conftest import report
 
 from domain_drafter.cli import main
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.core.reader import read_domain
-from needs import require
-
-from tests.perf.conftest import report
 
 
 @pytest.mark.perf

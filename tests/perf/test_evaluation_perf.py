@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
+from tests.perf.conftest import bare_kstar_seconds, median, report
+
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
-from tests.perf.conftest import bare_kstar_seconds, median, report
-
 
 
 def test_evaluation_costs_at_most_1_3x_bare_kstar_and_a_repeat_costs_under_5_ms(tmp_path):

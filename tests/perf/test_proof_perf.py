@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from tests.perf.conftest import median, report
+
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.planning.equivalence import check_equivalence
 from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
@@ -11,7 +13,6 @@ from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.proof import ProofSettings, prove_equivalence
 from domain_drafter.planning.state_cache import StateCache
-from tests.perf.conftest import median, report
 
 
 def renamed_answer(bundle, action: str) -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import time
 
+from tests.perf.conftest import report
+
 from domain_drafter.core.bundle import load_bundle
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.validator import PlanValidator
-from tests.perf.conftest import report
 
 
 def test_validator_is_far_faster_than_unified_planning():

@@ -10,7 +10,10 @@ from domain_drafter.core.bundle import bundled_names
 from domain_drafter.core.errors import DomainError
 from domain_drafter.core.model import Atom, Literal
 from domain_drafter.planning.domain_compare import (
-    ActionStatus, DomainVerdict, compare_domains, first_divergence,
+    ActionStatus,
+    DomainVerdict,
+    compare_domains,
+    first_divergence,
 )
 from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions
 from domain_drafter.planning.kstar import KStarPlanner

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from domain_drafter.core.bundle import load_bundle_path
-from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.core.model import Atom, Literal
+from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.planning.domain_tests import TestSettings, Verdict, run_tests
 from domain_drafter.planning.validator import PlanValidator, read_plan
 
@@ -194,7 +194,6 @@ def assert_evidence_checks_out(bundle, tests, result) -> None:
 
 
 def test_every_kind_passes_and_fails_as_written(lamps, report):
-    bundle, tests = lamps
     for result in report.results:
         expected = Verdict.PASS if result.name.endswith("-ok") else Verdict.FAIL
         assert result.verdict is expected, f"{result.name}: {result.message}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.core.courier import write_courier
 
 from domain_drafter.core.bundle import load_bundle
 from domain_drafter.core.classes import Subclass
@@ -10,7 +11,6 @@ from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions,
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.validator import FailureKind
-from tests.core.courier import write_courier
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from tests.conftest import all_reference_actions
 
 from domain_drafter.core.classes import ResultClass, Subclass
-from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, canonical_action
+from domain_drafter.planning.evaluate import (
+    EquivalenceMode,
+    EvaluationOptions,
+    Evaluator,
+    VerdictCache,
+    canonical_action,
+)
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
-from domain_drafter.planning.evaluate import VerdictCache
-from tests.conftest import all_reference_actions
 
 # The paper's heuristic (METHOD 6, `--equivalence paper`): its verdicts and reports, exactly as before issue 14.
 PAPER = EvaluationOptions(equivalence=EquivalenceMode.PAPER)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from tests.conftest import all_reference_actions
 
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.model import ActionSchema, Atom, Literal, TypedName
 from domain_drafter.planning.proof import ProofSettings, prove_equivalence
 from domain_drafter.planning.proof_types import ProofMethod
-from tests.conftest import all_reference_actions
 
 EXPLORE = ProofSettings(shortcuts=False)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.core.courier import write_courier
 
 from domain_drafter.core.bundle import load_bundle
 from domain_drafter.core.classes import Subclass
@@ -13,7 +14,6 @@ from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.proof_types import ProofMethod
 from domain_drafter.planning.validator import FailureKind
-from tests.core.courier import write_courier
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,13 @@ where the domains part and a counterexample valid in exactly one domain.
 from __future__ import annotations
 
 import pytest
+from tests.planning.test_equivalence import MUTANTS, mutate
 
 from domain_drafter.core.classes import Subclass
 from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.proof_types import ProofMethod
-from tests.planning.test_equivalence import MUTANTS, mutate
 
 # (domain, action, replace this, with this, proven subclass, why the heuristic misses it)
 HEURISTIC_MISSES = [

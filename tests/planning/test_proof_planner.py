@@ -10,6 +10,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from tests.planning.big_logistics import REACHABLE_STATES, write_big_logistics
 
 from domain_drafter.core.bundle import bundled_root, load_bundle
 from domain_drafter.core.classes import Subclass
@@ -19,7 +20,6 @@ from domain_drafter.planning.grounding import Grounder
 from domain_drafter.planning.proof import ProofSettings, prove_equivalence
 from domain_drafter.planning.proof_types import ProofMethod
 from domain_drafter.planning.state_space import explore
-from tests.planning.big_logistics import REACHABLE_STATES, write_big_logistics
 
 BUDGET = 40
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.planning.test_proof_equivalent import renamed, reordered
 
+from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.classes import Subclass
-from domain_drafter.core.answers import check_answer
 from domain_drafter.core.reader import read_domain, read_problem
 from domain_drafter.planning.proof import ProofSettings, prove_equivalence
 from domain_drafter.planning.proof_types import proof_from_dict
-from tests.planning.test_proof_equivalent import renamed, reordered
 
 LAMPS = """(define (domain lamps)
   (:requirements :strips :typing)

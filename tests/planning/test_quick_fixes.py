@@ -6,13 +6,13 @@ Real domains and tests, real explorations; nothing is written anywhere (a fix is
 from __future__ import annotations
 
 import pytest
+from tests.planning.test_domain_tests import LAMPS, make_bundle
 
 from domain_drafter.core.bundle import load_bundle_path, load_bundled
-from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.core.model import canonical_action
+from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.planning.domain_tests import run_tests
 from domain_drafter.planning.quick_fixes import Edit, apply_edits, candidate_edits, quick_fixes
-from tests.planning.test_domain_tests import LAMPS, make_bundle
 
 LAMPS_TESTS = """
 [cases.on-then-off]

@@ -20,11 +20,11 @@ import hashlib
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -49,13 +49,13 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     hub: HubFiles  # set on the subclass made per server
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - quiet test output
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._answer(body=False)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._answer(body=True)
 
     def _answer(self, body: bool) -> None:

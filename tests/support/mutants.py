@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 
 from domain_drafter.core.classes import Subclass
-from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.core.model import canonical_action
+from domain_drafter.core.tests_reader import load_tests
 from domain_drafter.planning.domain_tests import run_tests
 from domain_drafter.planning.proof import ProofSettings, prove_equivalence
 from domain_drafter.planning.quick_fixes import Edit, apply_edits, candidate_edits, quick_fixes

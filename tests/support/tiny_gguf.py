@@ -15,6 +15,7 @@ EOS, which is how tests reach stop_reason "eos".
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from pathlib import Path
@@ -89,7 +90,7 @@ def _learn_merges(corpus: str, n_merges: int, byte_map: dict[int, str]) -> list[
         pairs: Counter[tuple[str, str]] = Counter()
         for w, count in words.items():
             s = seqs[w]
-            for a, b in zip(s, s[1:]):
+            for a, b in itertools.pairwise(s):
                 pairs[(a, b)] += count
         if not pairs:
             break

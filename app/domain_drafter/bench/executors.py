@@ -14,8 +14,8 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Iterator
 
 from domain_drafter.core.errors import UsageError
 
@@ -30,7 +30,7 @@ def _exit_with_parent(parent: int) -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_CHECK_S)
-        os._exit(0)   # noqa: SLF001 - nothing of the dead run is worth a clean interpreter exit
+        os._exit(0)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domain_drafter.bench.table import (ERROR_LABEL, PAPER_EQUIVALENT, PROVEN_DIFFERENT, PROVEN_EQUIVALENT, UNPROVEN,
-                                        Results, Table, build_table)
+from domain_drafter.bench.table import (
+    ERROR_LABEL,
+    PAPER_EQUIVALENT,
+    PROVEN_DIFFERENT,
+    PROVEN_EQUIVALENT,
+    UNPROVEN,
+    Results,
+    Table,
+    build_table,
+)
 
 CLASSES = ("Syntax error", "Semantic error", "Different domain", "Equivalent")
 TOTAL_LABEL = {"Syntax error": "Syntax total", "Semantic error": "Semantic total",
@@ -169,7 +177,7 @@ def equivalence_proof(table: Table, out: Path) -> list[Path]:
 def equivalent_vs_calls(stats, out: Path) -> list[Path]:
     """Proven Equivalent (% of actions) against the model calls spent, one curve per strategy (system)."""
     plt = _pyplot()
-    budget = max([max(s.found_at, default=1) for s in stats] + [int(round(s.per_action(s.calls))) for s in stats]
+    budget = max([max(s.found_at, default=1) for s in stats] + [round(s.per_action(s.calls)) for s in stats]
                  + [1])
     fig, ax = plt.subplots(figsize=(6.4, 4))
     for s in stats:

@@ -9,9 +9,9 @@ reported with its line number and skipped; the other lines go on.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from domain_drafter.bench.jsonl import read_json_lines
 from domain_drafter.bench.runner import EvaluationQueue, Progress

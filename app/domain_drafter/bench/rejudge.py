@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from domain_drafter.bench.jsonl import read_json_lines
 from domain_drafter.bench.runner import EvaluationQueue, Progress, prepare_store

@@ -10,10 +10,20 @@ import base64
 import html
 from pathlib import Path
 
-from domain_drafter.bench.table import (PAPER_SYSTEMS, PROVEN_DIFFERENT, Results, Table, build_table, load_results,
-                                        paper_values, to_csv, to_json, to_markdown)
+from domain_drafter.bench.table import (
+    PAPER_SYSTEMS,
+    PROVEN_DIFFERENT,
+    Results,
+    Table,
+    build_table,
+    load_results,
+    paper_values,
+    to_csv,
+    to_json,
+    to_markdown,
+)
 
-__all__ = ["write_report", "load_results"]
+__all__ = ["load_results", "write_report"]
 
 
 def write_report(results_path: Path, out: Path, *, with_paper: bool = False, figures: bool = True) -> list[Path]:
@@ -30,8 +40,12 @@ def write_report(results_path: Path, out: Path, *, with_paper: bool = False, fig
                        ("table1.json", to_json(table))):
         (out / name).write_text(text, encoding="utf-8")
         files.append(out / name)
-    from domain_drafter.bench.strategy_table import (has_strategies, load_strategy_stats, strategies_json,
-                                                     strategies_markdown)
+    from domain_drafter.bench.strategy_table import (
+        has_strategies,
+        load_strategy_stats,
+        strategies_json,
+        strategies_markdown,
+    )
 
     stats = load_strategy_stats(results_path)
     stats = stats if has_strategies(stats) else []

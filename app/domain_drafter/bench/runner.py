@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
 from domain_drafter.bench.store import ResultsStore

@@ -113,7 +113,7 @@ class ExperimentSpec:
         """system name -> its strategy."""
         return {system_name(m.name, g, s): s for m, g, s in self.systems()}
 
-    def tasks(self) -> list["BenchTask"]:
+    def tasks(self) -> list[BenchTask]:
         """Every task of the run, in generation order.
 
         A model's tasks come in a row (it is loaded once). Within a model, seeds are the outer loop
@@ -136,7 +136,7 @@ class ExperimentSpec:
                                                          grammar, spec_name, action, cls, seed))
         return out
 
-    def with_overrides(self, **changes: Any) -> "ExperimentSpec":
+    def with_overrides(self, **changes: Any) -> ExperimentSpec:
         return replace(self, **changes)
 
 

@@ -20,9 +20,10 @@ import platform
 import socket
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from domain_drafter.core.errors import DomainError, UsageError
 
@@ -163,7 +164,7 @@ class ResultsStore:
                             "AND json_extract(result, '$.equivalence_mode') IS NULL")
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    def __enter__(self) -> "ResultsStore":
+    def __enter__(self) -> ResultsStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

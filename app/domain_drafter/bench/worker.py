@@ -65,7 +65,7 @@ def evaluate_job(job: EvaluationJob) -> dict[str, Any]:
         result = _evaluator(job.k, job.time_limit_s, job.equivalence).evaluate(_bundle(job.domain), job.action, job.answer)
     except DrafterError as err:
         return _error(job, err.what, err.message)
-    except Exception as err:  # noqa: BLE001 - a bug on one answer must not stop a run of thousands
+    except Exception as err:
         return _error(job, "internal error while judging this answer", f"{type(err).__name__}: {err}")
     data = result.to_dict()
     data["worker_pid"] = os.getpid()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from domain_drafter import __version__
 from domain_drafter.cli.commands import authoring, bench, catalogue, domain_tests, generate, judge, models

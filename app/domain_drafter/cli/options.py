@@ -12,8 +12,8 @@ import contextlib
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from domain_drafter.core.errors import UsageError
 from domain_drafter.core.tasks import TaskState
@@ -86,7 +86,7 @@ def add_target(p: argparse.ArgumentParser, domain_help: str, answer: bool = True
 
 def add_planner_options(p: argparse.ArgumentParser, *, equivalence: bool = True) -> None:
     """--k, --time-limit and (unless `equivalence` is False) --equivalence, with the engine's defaults."""
-    from domain_drafter.planning.options import EvaluationOptions  # noqa: PLC0415
+    from domain_drafter.planning.options import EvaluationOptions
 
     d = EvaluationOptions()
     p.add_argument("--k", type=int, default=d.k, help=f"top-k plans per problem (default {d.k})")
@@ -104,8 +104,10 @@ def add_planner_options(p: argparse.ArgumentParser, *, equivalence: bool = True)
 
 def add_equivalence_option(p: argparse.ArgumentParser, *, from_spec: bool = False) -> None:
     """--equivalence proven|paper; its default is EvaluationOptions' or, `from_spec`, the experiment spec's."""
-    from domain_drafter.planning.options import EvaluationOptions  # noqa: PLC0415
-    from domain_drafter.planning.options import EquivalenceMode  # noqa: PLC0415
+    from domain_drafter.planning.options import (
+        EquivalenceMode,
+        EvaluationOptions,
+    )
 
     default = None if from_spec else EvaluationOptions().equivalence.value
     told = f"(default {default})" if default else "(default: the spec's)"
@@ -116,8 +118,10 @@ def add_equivalence_option(p: argparse.ArgumentParser, *, from_spec: bool = Fals
 
 def evaluation_options(args: argparse.Namespace, **changes):
     """EvaluationOptions from the planner options of `args` (and any explicit `changes`)."""
-    from domain_drafter.planning.options import EvaluationOptions  # noqa: PLC0415
-    from domain_drafter.planning.options import EquivalenceMode  # noqa: PLC0415
+    from domain_drafter.planning.options import (
+        EquivalenceMode,
+        EvaluationOptions,
+    )
 
     chosen = {"k": args.k, "time_limit_s": args.time_limit}
     if hasattr(args, "equivalence"):   # see add_planner_options(equivalence=...)
@@ -128,14 +132,14 @@ def evaluation_options(args: argparse.Namespace, **changes):
 
 def evaluator(args: argparse.Namespace, **changes):
     """An Evaluator (a context manager) with the planner options of `args`."""
-    from domain_drafter.planning.evaluate import Evaluator  # noqa: PLC0415
+    from domain_drafter.planning.evaluate import Evaluator
 
     return Evaluator(evaluation_options(args, **changes))
 
 
 def add_model_options(p: argparse.ArgumentParser, *, seed_help: str) -> None:
     """Which model (a local GGUF or a server), its context, threads, and the drafting seed."""
-    from domain_drafter.llm.factory import AUTO, DEFAULT_N_CTX, PROMPT_FORMAT_CHOICES  # noqa: PLC0415
+    from domain_drafter.llm.factory import AUTO, DEFAULT_N_CTX, PROMPT_FORMAT_CHOICES
 
     p.add_argument("--model", default="default", help="'default' (the embedded Gemma 3 270M) or a GGUF path")
     p.add_argument("--endpoint", help="an OpenAI-compatible server's base URL instead of a local model")
@@ -150,7 +154,7 @@ def add_model_options(p: argparse.ArgumentParser, *, seed_help: str) -> None:
 
 def add_draft_options(p: argparse.ArgumentParser) -> None:
     """--class, --grammar and --retries, with DraftOptions' defaults."""
-    from domain_drafter.drafting.options import DraftOptions  # noqa: PLC0415
+    from domain_drafter.drafting.options import DraftOptions
 
     d = DraftOptions()
     p.add_argument("--class", dest="description_class", default=d.description_class.value,
@@ -162,9 +166,8 @@ def add_draft_options(p: argparse.ArgumentParser) -> None:
 
 def open_backend(args: argparse.Namespace):
     """The model the arguments name, loaded (llm.factory, the one place backends are built)."""
-    from domain_drafter.llm.factory import open_backend as factory  # noqa: PLC0415
-
-    from domain_drafter.llm.factory import resolve_prompt_format  # noqa: PLC0415
+    from domain_drafter.llm.factory import open_backend as factory
+    from domain_drafter.llm.factory import resolve_prompt_format
 
     choice = getattr(args, "prompt_format", "auto")
     if args.endpoint:

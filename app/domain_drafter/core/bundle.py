@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from domain_drafter.core.bundle_cache import cached
 from domain_drafter.core.descriptions import Descriptions, consistency_problems, load_descriptions
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
 from domain_drafter.core.model import Domain, Problem
-from domain_drafter.core.bundle_cache import cached
 
 DOMAIN_FILE = "domain.pddl"
 PROBLEMS_DIR = "problems"
@@ -99,7 +99,7 @@ def bundled_names() -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / DOMAIN_FILE).is_file())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_bundled(name: str) -> DomainBundle:
     return load_bundle_path(bundled_root() / name)
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import domain_drafter
 from domain_drafter.core.paths import atomic_write_bytes, cache_dir
@@ -49,7 +50,7 @@ def cached(files: dict[Path, bytes], build: Callable[[], T], expected: type) -> 
         value = pickle.loads(entry.read_bytes())
         if isinstance(value, expected):
             return value
-    except Exception:  # noqa: BLE001 - absent, damaged or from other code: build it again
+    except Exception:
         pass
     value = build()
     try:

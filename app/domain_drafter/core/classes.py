@@ -46,7 +46,7 @@ class Subclass(enum.Enum):
         return list(Subclass).index(self)
 
     @classmethod
-    def from_name(cls, text: str) -> "Subclass":
+    def from_name(cls, text: str) -> Subclass:
         for member in cls:
             if text in (member.value, member.name):
                 return member

@@ -10,9 +10,9 @@ from __future__ import annotations
 import enum
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from domain_drafter.core.errors import UsageError
 from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal
@@ -28,7 +28,7 @@ class DescriptionClass(enum.Enum):
     RANDOM = "random"
 
     @classmethod
-    def parse(cls, text: str) -> "DescriptionClass":
+    def parse(cls, text: str) -> DescriptionClass:
         try:
             return cls(text.lower())
         except ValueError:

@@ -28,9 +28,9 @@ file:line. Nothing is evaluated; the planning layer proves the cases.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from domain_drafter.core.formulas import Formula
 from domain_drafter.core.model import Atom, Literal, Problem
@@ -140,7 +140,7 @@ class DomainTests:
                 return case
         raise KeyError(name)
 
-    def select(self, names: Sequence[str]) -> "DomainTests":
+    def select(self, names: Sequence[str]) -> DomainTests:
         """Only the named cases (in file order)."""
         wanted = set(names)
         return replace(self, cases=tuple(c for c in self.cases if c.name in wanted))

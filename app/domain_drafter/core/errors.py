@@ -20,7 +20,7 @@ class SourceLocation:
         return f"{where}:{self.line}:{self.column}"
 
     @classmethod
-    def from_offset(cls, text: str, offset: int, path: Path | None = None) -> "SourceLocation":
+    def from_offset(cls, text: str, offset: int, path: Path | None = None) -> SourceLocation:
         """Locate a 0-based character offset of `text` as line and column."""
         offset = max(0, min(offset, len(text)))
         line = text.count("\n", 0, offset) + 1

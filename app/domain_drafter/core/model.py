@@ -6,9 +6,9 @@ Everything is frozen and hashable, so models can be cache keys and compared dire
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Mapping
 
 from domain_drafter.core.types import TypeHierarchy
 
@@ -26,7 +26,7 @@ class Atom:
     def __str__(self) -> str:
         return f"({' '.join((self.predicate, *self.args))})"
 
-    def rename(self, mapping: Mapping[str, str]) -> "Atom":
+    def rename(self, mapping: Mapping[str, str]) -> Atom:
         return Atom(self.predicate, tuple(mapping.get(a, a) for a in self.args))
 
 
@@ -144,7 +144,7 @@ class Domain:
     def has_requirement(self, requirement: str) -> bool:
         return requirement.lstrip(":") in self.requirements
 
-    def with_action(self, action: ActionSchema, replacing: str | None = None) -> "Domain":
+    def with_action(self, action: ActionSchema, replacing: str | None = None) -> Domain:
         """A copy of this domain where `replacing` (default: the same name) is replaced by `action`."""
         target = (replacing or action.name).lower()
         actions = tuple(action if a.name == target else a for a in self.actions)

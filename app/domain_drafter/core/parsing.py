@@ -61,7 +61,7 @@ def _parser() -> Lark:
     try:
         with final.open("rb") as f:
             return Lark.load(f)
-    except Exception:  # noqa: BLE001 - absent, damaged or unreadable: build the tables again
+    except Exception:
         pass
     parser = Lark(grammar, import_paths=[PARSERS_DIRECTORY], **_PARSER_OPTIONS)
     tmp = final.with_name(f".{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")

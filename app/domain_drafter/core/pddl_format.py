@@ -110,7 +110,7 @@ def _render(node: Atom | Expr, indent: str) -> tuple[list[str], bool]:
     if head in BINDING_HEADS:
         inline = 2
     elif head.startswith(":") or head == "define" or (elements and isinstance(elements[0], Expr)):
-        inline = 2 if len(elements) > 1 and isinstance(elements[1], Atom) and not head == "" else 1
+        inline = 2 if len(elements) > 1 and isinstance(elements[1], Atom) and head != "" else 1
     else:
         inline = 1
     child = indent + INDENT

@@ -8,8 +8,8 @@ stops there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from domain_drafter.core.descriptions import Descriptions, describe_literal, fill
 from domain_drafter.core.model import EQUALITY, Atom, Domain, Literal, Problem
@@ -80,7 +80,7 @@ def plan_in_words(domain: Domain, descriptions: Descriptions, problem: Problem,
         values = {k.lstrip("?"): v for k, v in binding.items()}
         sentence = _sentence(descriptions.actions.get(action.name), values, call)
 
-        def ground(atom: Atom) -> Atom:
+        def ground(atom: Atom, binding: dict[str, str] = binding) -> Atom:   # this step's binding, bound now
             return Atom(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
 
         unmet: list[str] = []

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass, describe_action, predicate_line

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from domain_drafter.core.domain_tests import Case, CaseKind, DomainTests
 from domain_drafter.core.errors import PddlSyntaxError, SourceLocation, TestsFileError

@@ -14,7 +14,14 @@ from lark import Token, Tree
 
 from domain_drafter.core.errors import DomainError, SourceLocation
 from domain_drafter.core.model import (
-    OBJECT, ActionSchema, Atom, Domain, Literal, PredicateSignature, Problem, TypedName,
+    OBJECT,
+    ActionSchema,
+    Atom,
+    Domain,
+    Literal,
+    PredicateSignature,
+    Problem,
+    TypedName,
 )
 from domain_drafter.core.parsing import parse_tree, span_of
 from domain_drafter.core.types import TypeHierarchy, either_type

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 class Cancelled(Exception):
@@ -29,9 +29,9 @@ class TaskState:
 
     on_progress: Callable[[int, int, str], None] | None = None
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
-    _parent: "TaskState | None" = field(default=None, repr=False)
+    _parent: TaskState | None = field(default=None, repr=False)
 
-    def child(self) -> "TaskState":
+    def child(self) -> TaskState:
         return TaskState(self.on_progress, _parent=self)
 
     def cancel(self) -> None:

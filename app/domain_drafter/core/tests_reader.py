@@ -8,15 +8,25 @@ problem lacks, plan steps that do not parse or name no action. Nothing is evalua
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Mapping, Sequence
 
-from domain_drafter.core.domain_tests import (COMMON_KEYS, KIND_KEYS, PROBLEM_KEYS, TESTS_FILE, Case, CaseKind,
-                                              DomainTests, Step, TestProblem, show_step, tests_path)
+from domain_drafter.core.domain_tests import (
+    COMMON_KEYS,
+    KIND_KEYS,
+    PROBLEM_KEYS,
+    TESTS_FILE,
+    Case,
+    CaseKind,
+    DomainTests,
+    Step,
+    TestProblem,
+    show_step,
+    tests_path,
+)
 from domain_drafter.core.errors import DomainError, PddlSyntaxError, SourceLocation, TestsFileError
-from domain_drafter.core.formulas import (Formula, FormulaSyntax, read_atoms, read_formula, read_step,
-                                          read_typed_objects)
+from domain_drafter.core.formulas import Formula, FormulaSyntax, read_atoms, read_formula, read_step, read_typed_objects
 from domain_drafter.core.model import Atom, Domain, Problem, TypedName
 from domain_drafter.core.plan_text import read_plan
 from domain_drafter.core.toml_source import TomlSource, describe_value

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from domain_drafter.core.domain_tests import Case, CaseKind
 

@@ -49,7 +49,7 @@ class TomlSource:
     data: dict
 
     @classmethod
-    def read(cls, path: Path, what: str) -> "TomlSource":
+    def read(cls, path: Path, what: str) -> TomlSource:
         """Read and parse `path`; every failure is a DomainError located at file:line:col."""
         try:
             raw = path.read_bytes()
@@ -66,7 +66,7 @@ class TomlSource:
         return cls.parse(text, path, what)
 
     @classmethod
-    def parse(cls, text: str, path: Path, what: str) -> "TomlSource":
+    def parse(cls, text: str, path: Path, what: str) -> TomlSource:
         """Parse TOML `text` read from (or meant for) `path`; a syntax error is a DomainError at file:line:col."""
         try:
             data = tomllib.loads(text)

@@ -8,8 +8,8 @@ and the few places that reason about types ask this module what the members are.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from functools import cached_property
-from typing import Iterable, Mapping
 
 OBJECT = "object"
 _EITHER_PREFIX = "(either "

@@ -20,8 +20,8 @@ Agreement breaks the remaining ties in both cases, then the drafting order.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
 
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
@@ -30,7 +30,10 @@ from domain_drafter.core.model import Domain, canonical_action
 from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-exported
-    DEFAULT_CANDIDATES, DEFAULT_SAMPLE_TEMPERATURE, MAX_CANDIDATES, CandidateOptions,
+    DEFAULT_CANDIDATES,
+    DEFAULT_SAMPLE_TEMPERATURE,
+    MAX_CANDIDATES,
+    CandidateOptions,
 )
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
@@ -150,8 +153,8 @@ def problems_solvable(domain: Domain, problems: Sequence[ProblemFile], *, planne
                       budget: int = SOLVE_STATE_BUDGET, time_limit_s: float = SOLVE_TIME_LIMIT_S,
                       task: TaskState | None = None) -> tuple[bool | None, ...]:
     """Per problem: can `domain` reach its goal? By exploring its states; K* when that cannot finish (None: unknown)."""
-    from domain_drafter.planning.grounding import Grounder, GroundingLimit  # noqa: PLC0415
-    from domain_drafter.planning.state_space import explore, goal_masks  # noqa: PLC0415
+    from domain_drafter.planning.grounding import Grounder, GroundingLimit
+    from domain_drafter.planning.state_space import explore, goal_masks
 
     out: list[bool | None] = []
     domain_text: str | None = None

@@ -10,7 +10,7 @@ domain can no longer reach. `all` says everything. Short: one state, a few atoms
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from domain_drafter.core.answers import CheckReport
 from domain_drafter.core.bundle import DomainBundle, ProblemFile

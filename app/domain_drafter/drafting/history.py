@@ -36,7 +36,7 @@ class Attempt:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Attempt":
+    def from_dict(cls, data: dict) -> Attempt:
         return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data})
 
 
@@ -60,7 +60,7 @@ class NewActionSpec:
                 "summary": self.summary, "conditions": self.conditions, "effects": self.effects}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "NewActionSpec":
+    def from_dict(cls, data: dict) -> NewActionSpec:
         return cls(data["name"], tuple(TypedName(n, t) for n, t in data["parameters"]), data["summary"],
                    data.get("conditions", ""), data.get("effects", ""))
 

@@ -6,16 +6,16 @@ all run: prompt -> generation -> evaluation, kept round by round as data.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.feedback import feedback_text
+from domain_drafter.drafting.options import DraftOptions, Feedback
 from domain_drafter.llm.backend import Conversation, Generation, GenerationBackend
 from domain_drafter.llm.grammar import ActionGrammar
-from domain_drafter.drafting.feedback import feedback_text
-from domain_drafter.drafting.options import DraftOptions, Feedback  # noqa: F401 - re-exported: callers import them here
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 
 

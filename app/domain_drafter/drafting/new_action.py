@@ -8,8 +8,8 @@ domain plus the new action and show whether, and where, the plans use it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle

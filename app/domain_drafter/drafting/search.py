@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
 
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle

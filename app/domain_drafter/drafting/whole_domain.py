@@ -11,8 +11,8 @@ the paper's.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.model import Domain

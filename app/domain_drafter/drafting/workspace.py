@@ -12,20 +12,33 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from domain_drafter.core.answers import CheckReport, check_answer
-from domain_drafter.core.bundle import DESCRIPTIONS_FILE, DOMAIN_FILE, PROBLEMS_DIR, DomainBundle, ProblemFile, \
-    load_bundle_path
+from domain_drafter.core.bundle import (
+    DESCRIPTIONS_FILE,
+    DOMAIN_FILE,
+    PROBLEMS_DIR,
+    DomainBundle,
+    ProblemFile,
+    load_bundle_path,
+)
 from domain_drafter.core.descriptions import Descriptions, PredicateText, placeholders
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
 from domain_drafter.core.model import ActionSchema, Domain
 from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.reader import read_domain
 from domain_drafter.core.scaffold import descriptions_toml, scaffold
-from domain_drafter.drafting.history import (  # noqa: F401 - callers import HISTORY_FILE and the records from here
-    FORMAT, HISTORY_FILE, ActionEntry, Attempt, NewActionSpec, now_iso, read_history,
+from domain_drafter.drafting.history import (
+    FORMAT,
+    HISTORY_FILE,
+    ActionEntry,
+    Attempt,
+    NewActionSpec,
+    now_iso,
+    read_history,
 )
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -52,13 +65,13 @@ class WorkingCopy:
     # ------------------------------------------------------------ building
 
     @classmethod
-    def from_bundle(cls, bundle: DomainBundle) -> "WorkingCopy":
+    def from_bundle(cls, bundle: DomainBundle) -> WorkingCopy:
         """A fresh working copy of `bundle` (not yet bound to a folder: `save(folder)` binds it)."""
         entries = [ActionEntry(a.name, a) for a in bundle.domain.actions]
         return cls(bundle, bundle.domain_text, entries, None, bundle.name)
 
     @classmethod
-    def open(cls, folder: Path) -> "WorkingCopy":
+    def open(cls, folder: Path) -> WorkingCopy:
         """Reopen a saved working copy; without history.json, the folder's domain is the reference."""
         folder = Path(folder)
         bundle = load_bundle_path(folder)

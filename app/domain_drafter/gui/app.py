@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from domain_drafter.gui.startup.application import (APPLICATION_ID, APPLICATION_NAME, configure_application,
-                                                    icon_path, set_application_icon)
+from domain_drafter.gui.startup.application import (
+    APPLICATION_ID,
+    APPLICATION_NAME,
+    configure_application,
+    icon_path,
+    set_application_icon,
+)
 from domain_drafter.gui.startup.platform_check import Outcome, check_platform, show_native_dialog
 
 __all__ = ["APPLICATION_ID", "APPLICATION_NAME", "configure_application", "icon_path", "main", "set_application_icon"]
@@ -20,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if report.outcome is Outcome.MISSING_LIBRARIES:
             show_native_dialog(report.message())
         return 1
-    from domain_drafter.gui.startup.binding_check import binding_problem  # noqa: PLC0415
+    from domain_drafter.gui.startup.binding_check import binding_problem
 
     problem = binding_problem()
     if problem is not None:
@@ -29,12 +34,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         show_native_dialog(problem)
         return 1
     configure_application()
-    from PySide6.QtWidgets import QApplication  # noqa: PLC0415
+    from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(list(argv) if argv is not None else sys.argv)
     set_application_icon()
-    from domain_drafter.gui.look.theme import apply_system_theme  # noqa: PLC0415
-    from domain_drafter.gui.main.window import MainWindow  # noqa: PLC0415 - after the app exists
+    from domain_drafter.gui.look.theme import apply_system_theme
+    from domain_drafter.gui.main.window import MainWindow
 
     apply_system_theme(app)
     window = MainWindow()

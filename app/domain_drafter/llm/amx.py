@@ -37,7 +37,7 @@ class ModelParamsPatch:
     def __enter__(self) -> None:
         if self.extra_buffers:
             return
-        from llama_cpp import llama as llama_module  # noqa: PLC0415
+        from llama_cpp import llama as llama_module
 
         module = llama_module.llama_cpp
         original = module.llama_model_default_params

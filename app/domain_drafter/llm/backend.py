@@ -7,8 +7,9 @@ next "Input:" or "Allowed Predicates:" (the start of the next few-shot example).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from domain_drafter.core.tasks import TaskState
 
@@ -32,7 +33,7 @@ class Conversation(str):
 
     turns: tuple[tuple[str, str], ...]
 
-    def __new__(cls, turns: "tuple[tuple[str, str], ...] | list[tuple[str, str]]", text: str) -> "Conversation":
+    def __new__(cls, turns: tuple[tuple[str, str], ...] | list[tuple[str, str]], text: str) -> Conversation:
         roles = [r for r, _ in turns]
         if not turns or roles[0] != "user" or roles[-1] != "user" or any(
                 r != ("user" if i % 2 == 0 else "assistant") for i, r in enumerate(roles)):
@@ -121,7 +122,7 @@ class GenerationBackend(Protocol):
 
     def close(self) -> None: ...
 
-    def __enter__(self) -> "GenerationBackend": ...
+    def __enter__(self) -> GenerationBackend: ...
 
     def __exit__(self, *exc: object) -> None: ...
 

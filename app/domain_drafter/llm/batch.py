@@ -16,8 +16,10 @@ other slots (`llama_memory_seq_cp`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
+from collections.abc import Sequence as Seq
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence as Seq
+from typing import Any
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
@@ -215,7 +217,7 @@ class BatchDecoder:
                     st.finish("cancelled")
                 return [st.result() for st in states]
             active: list[tuple[_Slot, Sequence]] = []
-            for j, (slot, st) in enumerate(zip(slots, states)):
+            for slot, st in zip(slots, states):
                 slot.token = st.sample(self.ctx, -1)   # every candidate samples the prompt's last logits
                 if slot is not first:
                     self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, -1, -1)

@@ -9,10 +9,11 @@ of the model's table when a key is missing). Nothing here downloads, loads or im
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from domain_drafter.core.errors import DomainError, ModelError, SourceLocation, UsageError

@@ -74,7 +74,7 @@ def format_duration(seconds: float) -> str:
         return "unknown"
     if seconds < 10:
         return f"{max(0.0, seconds):.1f} s"
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds >= 3600:
         return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
     if seconds >= 60:
@@ -100,7 +100,7 @@ def pull_model(model: CatalogueModel, *, dest: Path | None = None, endpoint: str
     hub = _hub()
     try:
         meta = hub.get_hf_file_metadata(url, token=token, library_name="domain-drafter", library_version=__version__)
-    except Exception as err:  # noqa: BLE001 - sorted by _hub_error; anything else goes up unchanged
+    except Exception as err:
         mapped = _hub_error(err, model, url, dest)
         if mapped is err:
             raise
@@ -125,7 +125,7 @@ def pull_model(model: CatalogueModel, *, dest: Path | None = None, endpoint: str
             with hub.utils.disable_progress_bars("huggingface_hub.http_get"):
                 hub.file_download.http_get(location, out, resume_size=resumed_from, headers=headers,
                                            expected_size=size, displayed_filename=model.file_name)
-        except Exception as err:  # noqa: BLE001 - Cancelled and unknown errors go up unchanged
+        except Exception as err:
             raw.flush()
             if type(err) is OSError and err.errno is None:   # http_get's size check, not a disk error
                 raise ModelError(f"the server sent a different number of bytes than it announced ({err})",
@@ -231,8 +231,8 @@ def _verify(part: Path, model: CatalogueModel, etag: str, url: str, dest: Path, 
 # --- huggingface_hub ----------------------------------------------------------------------------
 def _hub() -> Any:
     try:
-        import huggingface_hub  # noqa: PLC0415 - only when downloading
-        import huggingface_hub.file_download  # noqa: F401, PLC0415
+        import huggingface_hub
+        import huggingface_hub.file_download
     except ImportError as err:
         raise ModelError(f"huggingface_hub is not installed ({err})",
                          hint="pip install huggingface_hub, or download the model file by hand") from err
@@ -254,9 +254,8 @@ def _manual_hint(url: str, dest: Path) -> str:
 
 def _hub_error(err: Exception, model: CatalogueModel, url: str, dest: Path, part: Path | None = None) -> Exception:
     """A ModelError saying what the hub or the network did; `err` itself if it is none of those."""
-    from huggingface_hub import errors  # noqa: PLC0415
-
-    import httpx2  # noqa: PLC0415 - huggingface_hub's HTTP client
+    import httpx2
+    from huggingface_hub import errors
 
     kept = ""
     if part is not None and part.is_file() and part.stat().st_size:

@@ -51,11 +51,11 @@ def resolve_prompt_format(source: str | Path, choice: str = AUTO) -> PromptForma
 _cached: tuple[tuple, object] | None = None   # (the catalogue files' mtimes, the Catalogue read then)
 
 
-def _catalogue():  # noqa: ANN202 - a Catalogue, or None when the user's file is broken
+def _catalogue():
     """The catalogue, read again only when one of its files changed (the desktop app asks often,
     on its GUI thread: a stat per file, not a TOML parse)."""
     global _cached
-    from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue, user_catalogue_path  # noqa: PLC0415
+    from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue, user_catalogue_path
 
     def stamp(path: Path) -> tuple:
         try:
@@ -86,7 +86,7 @@ def open_backend(
     remote_model: str | None = None,
     seed: int = 0,
     reuse_prompt_cache: bool = True,
-) -> "GenerationBackend":
+) -> GenerationBackend:
     """A loaded backend for `source`; the caller closes it (it is a context manager).
 
     source: "default", a model name from the model folders, a .gguf path (str or Path), or an
@@ -100,12 +100,12 @@ def open_backend(
         raise ModelError(f"unknown prompt format {prompt_format!r}", where=str(source),
                          hint="use " + " or ".join(PROMPT_FORMATS))
     if is_endpoint(source):
-        from domain_drafter.llm.http import OpenAICompletionsBackend  # noqa: PLC0415
+        from domain_drafter.llm.http import OpenAICompletionsBackend
 
         return OpenAICompletionsBackend(str(source).strip(), model=remote_model, api_key=api_key,
                                         prompt_format=prompt_format)
-    from domain_drafter.llm.llama import LlamaCppBackend  # noqa: PLC0415 - loads llama.cpp's binding
-    from domain_drafter.llm.models import resolve_model  # noqa: PLC0415
+    from domain_drafter.llm.llama import LlamaCppBackend
+    from domain_drafter.llm.models import resolve_model
 
     path = source if isinstance(source, Path) else resolve_model(source)
     return LlamaCppBackend(path, n_ctx=n_ctx or DEFAULT_N_CTX, n_threads=n_threads or None, seed=seed,

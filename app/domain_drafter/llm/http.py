@@ -15,12 +15,12 @@ import socket
 import threading
 import time
 import urllib.parse
-from typing import Any, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import (
-    messages_of,
     DecodingOptions,
     Generation,
     GenerationStats,
@@ -28,6 +28,7 @@ from domain_drafter.llm.backend import (
     StopReason,
     StopScanner,
     make_stats,
+    messages_of,
 )
 
 # Sent with every request unless the caller passes other `extra_body`. llama_cpp.server samples
@@ -121,7 +122,7 @@ class OpenAICompletionsBackend:
     def name(self) -> str:
         return f"http:{self.model or self.base_url}"
 
-    def __enter__(self) -> "OpenAICompletionsBackend":
+    def __enter__(self) -> OpenAICompletionsBackend:
         return self
 
     def __exit__(self, *exc: object) -> None:

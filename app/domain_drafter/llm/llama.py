@@ -27,18 +27,19 @@ from __future__ import annotations
 import os
 import threading
 import time
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from collections.abc import Sequence as Sequence_
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence as Sequence_
-
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from domain_drafter.core.errors import ContextTooSmallError, ModelError
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
 from domain_drafter.llm.amx import ModelParamsPatch, cpu_has_amx
+from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
+from domain_drafter.llm.chat_format import apply_chat_template, chat_prompt_tokens, model_chat_template
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
 from domain_drafter.llm.grammar_sampler import GrammarGreedy
-from domain_drafter.llm.chat_format import apply_chat_template, chat_prompt_tokens, model_chat_template
 from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
 from domain_drafter.llm.sequence import CallbackError, Pieces, Sequence
 
@@ -65,7 +66,7 @@ def default_prompt_chunk(model_bytes: int) -> int:
 
 def _import_llama_cpp() -> Any:
     try:
-        import llama_cpp  # noqa: PLC0415 - heavy import, only when a model is actually loaded
+        import llama_cpp
     except ImportError as e:
         raise ModelError(f"llama-cpp-python is not installed ({e})", hint=_INSTALL_HINT) from e
     return llama_cpp
@@ -194,7 +195,7 @@ class LlamaCppBackend:
     def name(self) -> str:
         return f"llama.cpp:{self.model_path.name}"
 
-    def __enter__(self) -> "LlamaCppBackend":
+    def __enter__(self) -> LlamaCppBackend:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -245,7 +246,7 @@ class LlamaCppBackend:
                        n_slots: int | None = None) -> list[Generation]:
         """One Generation per prompt (in order), decoded n_slots (default: all) at a time in one batch.
         `options`: one for all or one per prompt; on_token(index, piece) streams each answer."""
-        from domain_drafter.llm.batch import BatchRequest, per_prompt  # noqa: PLC0415
+        from domain_drafter.llm.batch import BatchRequest, per_prompt
 
         opts = per_prompt(options, len(prompts))
         out: list[Generation | None] = [None] * len(prompts)
@@ -268,7 +269,7 @@ class LlamaCppBackend:
         One DecodingOptions gives candidate j the seed options.seed + j (equal answers when greedy)."""
         if isinstance(options, DecodingOptions):
             options = [replace(options, seed=options.seed + j) for j in range(n)]
-        from domain_drafter.llm.batch import per_prompt  # noqa: PLC0415
+        from domain_drafter.llm.batch import per_prompt
 
         opts = per_prompt(options, n)
         with self._lock:
@@ -281,7 +282,7 @@ class LlamaCppBackend:
                 raise ModelError(f"batched generation failed: {e}", where=self.model_path) from e
 
     def _batch_decoder(self, n_slots: int) -> Any:
-        from domain_drafter.llm.batch import BatchDecoder  # noqa: PLC0415
+        from domain_drafter.llm.batch import BatchDecoder
 
         b = self._batcher
         if b is None or b.n_slots < n_slots:

@@ -44,7 +44,7 @@ class CaptureLog:
         self.verbose = verbose
         self.lines: list[tuple[int, str]] = []
 
-    def __enter__(self) -> "CaptureLog":
+    def __enter__(self) -> CaptureLog:
         global _captured
         if not self.verbose:  # verbose: let llama-cpp-python print everything as usual
             _install_log_capture(self.llama_cpp)
@@ -56,7 +56,7 @@ class CaptureLog:
         global _captured
         if not self.verbose:
             _captured = None
-            from llama_cpp import _logger  # noqa: PLC0415
+            from llama_cpp import _logger
 
             self.llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
 
@@ -82,14 +82,14 @@ class CaptureLog:
 class CaptureStderr:
     """Collect what C code writes to file descriptor 2 (llama.cpp's grammar parser does)."""
 
-    def __enter__(self) -> "CaptureStderr":
-        import sys  # noqa: PLC0415
-        import tempfile  # noqa: PLC0415
+    def __enter__(self) -> CaptureStderr:
+        import sys
+        import tempfile
 
         self.text = ""
         try:
             sys.stderr.flush()
-        except Exception:  # noqa: BLE001 - a closed or odd stderr: capture anyway
+        except Exception:
             pass
         self._tmp = tempfile.TemporaryFile()
         self._saved = os.dup(2)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
@@ -42,7 +42,7 @@ class _Slot:
 class ModelLease:
     """One job's use of a loaded model; `release()` (or leaving the `with` block) gives it back."""
 
-    def __init__(self, library: "ModelLibrary", slot: _Slot):
+    def __init__(self, library: ModelLibrary, slot: _Slot):
         self._library, self._slot = library, slot
         self._released = False
 
@@ -59,7 +59,7 @@ class ModelLease:
             self._released = True
             self._library._release(self._slot)
 
-    def __enter__(self) -> "ModelLease":
+    def __enter__(self) -> ModelLease:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -19,9 +19,10 @@ import importlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.paths import atomic_write_bytes, cache_dir, data_dir
@@ -64,7 +65,7 @@ def repo_models_dir() -> Path | None:
 
 
 # --- the default model --------------------------------------------------------------------------
-def _default_package():  # noqa: ANN202 - a module
+def _default_package():
     try:
         return importlib.import_module(DEFAULT_PACKAGE)
     except ImportError as e:
@@ -140,7 +141,7 @@ def default_model_path(*, task: TaskState | None = None) -> Path:
     return target
 
 
-def _chunk_paths(pkg) -> list[Path]:  # noqa: ANN001
+def _chunk_paths(pkg) -> list[Path]:
     try:
         pkg.verify_chunks()
         return [Path(p) for p in pkg.chunk_paths()]
@@ -152,7 +153,7 @@ def _chunk_paths(pkg) -> list[Path]:  # noqa: ANN001
         ) from e
 
 
-def _assemble(pkg, target: Path, expected: str | None, task: TaskState | None) -> None:  # noqa: ANN001
+def _assemble(pkg, target: Path, expected: str | None, task: TaskState | None) -> None:
     chunks = _chunk_paths(pkg)
     total = sum(p.stat().st_size for p in chunks)
     try:

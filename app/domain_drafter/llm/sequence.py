@@ -11,7 +11,8 @@ from __future__ import annotations
 import codecs
 import ctypes
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState

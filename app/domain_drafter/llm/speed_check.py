@@ -13,9 +13,10 @@ prompts share their first examples, which the llama.cpp backend does not evaluat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
@@ -152,11 +153,11 @@ def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | 
     """Measure the GGUF at `path` on this machine (see the module doc). `ram`: the catalogue's
     memory estimate, if any, for the warning. prompt_format: as the model will be used ("auto":
     the catalogue's format for it). Raises ModelError before loading if it cannot fit."""
-    from domain_drafter.core.bundle import load_bundle, load_bundled  # noqa: PLC0415
-    from domain_drafter.core.prompt import build_prompt  # noqa: PLC0415
-    from domain_drafter.llm.backend import DecodingOptions  # noqa: PLC0415
-    from domain_drafter.llm.factory import open_backend, resolve_prompt_format  # noqa: PLC0415
-    from domain_drafter.llm.gguf_check import inspect_gguf  # noqa: PLC0415
+    from domain_drafter.core.bundle import load_bundle, load_bundled
+    from domain_drafter.core.prompt import build_prompt
+    from domain_drafter.llm.backend import DecodingOptions
+    from domain_drafter.llm.factory import open_backend, resolve_prompt_format
+    from domain_drafter.llm.gguf_check import inspect_gguf
 
     path = Path(path).expanduser()
     info = inspect_gguf(path)                      # a missing or broken file: say so before anything else
@@ -165,7 +166,7 @@ def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | 
     bundle = load_bundle(domain)
     prompt = build_prompt(bundle, bundle.action_names[0], load_bundled())
     try:  # the binding's own memory is not the model's: load the library before measuring
-        import llama_cpp  # noqa: F401, PLC0415
+        import llama_cpp  # noqa: F401
     except ImportError:
         pass  # open_backend says what to install
     available = memory_available(meminfo)
@@ -200,7 +201,7 @@ def estimate_spec(report: SpeedReport, spec: PlannedExperiment) -> SpecEstimate:
 
 def format_report(report: SpeedReport, estimate: SpecEstimate | None = None, max_tokens: int = 300) -> list[str]:
     """A person's view of a report, one line each (the CLI prints it, the GUI shows it)."""
-    from domain_drafter.llm.download import format_duration  # noqa: PLC0415
+    from domain_drafter.llm.download import format_duration
 
     def mib(n: int | None) -> str:
         return "unknown" if n is None else f"{n / _MIB:,.0f} MiB"

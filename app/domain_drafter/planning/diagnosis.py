@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.model import Domain

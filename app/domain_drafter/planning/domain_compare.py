@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from domain_drafter.core.are import AreReport, action_reconstruction_error
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
@@ -355,10 +355,7 @@ def _apply(domain: Domain, step: Step, state: set, objects: dict[str, str]) -> t
     unmet = []
     for literal in action.precondition:
         atom = ground(literal.atom)
-        if literal.atom.predicate == EQUALITY:
-            holds = len(atom) == 3 and atom[1] == atom[2]
-        else:
-            holds = atom in state
+        holds = (len(atom) == 3 and atom[1] == atom[2]) if literal.atom.predicate == EQUALITY else atom in state
         if holds != literal.positive:
             unmet.append(_show(atom) if literal.positive else f"(not {_show(atom)})")
     if unmet:

@@ -12,16 +12,25 @@ Every plan shown as evidence is checked by `PlanValidator` first.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
-from typing import Sequence
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.domain_tests import EXPLORING_KINDS, Case, CaseKind, DomainTests, TestProblem
 from domain_drafter.core.formulas import Formula
-from domain_drafter.core.model import (EQUALITY, OBJECT, ActionSchema, Atom, Domain, Literal, PredicateSignature,
-                                       Problem, TypedName)
+from domain_drafter.core.model import (
+    EQUALITY,
+    OBJECT,
+    ActionSchema,
+    Atom,
+    Domain,
+    Literal,
+    PredicateSignature,
+    Problem,
+    TypedName,
+)
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.counterexample import ProofError
 from domain_drafter.planning.grounding import AtomIndex, Grounder, GroundingLimit

@@ -19,9 +19,9 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import EquivalenceReport, check_equivalence
 from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.kstar import KStarPlanner
+from domain_drafter.planning.options import EquivalenceMode, EvaluationOptions
 from domain_drafter.planning.plan_cache import PlanCache, versioned_key
 from domain_drafter.planning.proof import ProofError, ProofSettings, prove_equivalence
-from domain_drafter.planning.options import EquivalenceMode, EvaluationOptions
 from domain_drafter.planning.proof_types import ProofMethod, ProofReport
 from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.verdict_cache import SCHEMA as VERDICT_SCHEMA
@@ -106,7 +106,7 @@ class Evaluator:
         self.search = search or FastDownwardSearch(memory_limit_mb=self.planner.memory_limit_mb,
                                                    python=self.planner.python)
 
-    def __enter__(self) -> "Evaluator":
+    def __enter__(self) -> Evaluator:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -13,8 +13,8 @@ does not exist (it is inapplicable everywhere).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain, Problem
 

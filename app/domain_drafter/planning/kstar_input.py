@@ -15,8 +15,8 @@ Domains without `either` are passed through as written (same texts, same cache k
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.model import OBJECT, ActionSchema, Atom, Domain, Literal, PredicateSignature, TypedName

@@ -8,8 +8,8 @@ search inside kstar-planner answers instead (a plan, or a proof that there is no
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.model import Domain

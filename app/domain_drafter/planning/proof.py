@@ -17,10 +17,10 @@ the reason; the caller (the Evaluator) then decides by the paper's plans.
 
 from __future__ import annotations
 
-import time
 import dataclasses
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.classes import Subclass
@@ -31,12 +31,23 @@ from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.grounding import AtomIndex, Grounder, GroundingLimit
 from domain_drafter.planning.kstar import PlannerStatus
 from domain_drafter.planning.noplan import unreachable_goal
-from domain_drafter.planning.proof_types import (AgreementScore, ProblemScore, ProofCounterexample, ProofMethod,
-                                                 ProofReport)
-from domain_drafter.planning.state_cache import StateCache
-from domain_drafter.planning.state_space import (ActionPairs, ReachableStates, compare, compared_names, explore,
-                                                 ground_pairs)
+from domain_drafter.planning.proof_types import (
+    AgreementScore,
+    ProblemScore,
+    ProofCounterexample,
+    ProofMethod,
+    ProofReport,
+)
 from domain_drafter.planning.shortcuts import shortcut_reason
+from domain_drafter.planning.state_cache import StateCache
+from domain_drafter.planning.state_space import (
+    ActionPairs,
+    ReachableStates,
+    compare,
+    compared_names,
+    explore,
+    ground_pairs,
+)
 from domain_drafter.planning.witness import WITNESS_PREFIX, witness_task
 
 __all__ = ["ProofError", "ProofSettings", "prove_equivalence"]

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Sequence
 
 from domain_drafter.core.domain_tests import EXPLORING_KINDS, DomainTests
 from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal

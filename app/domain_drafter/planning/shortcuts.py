@@ -12,7 +12,7 @@ After these, two actions equal up to parameter names, conjunct order and duplica
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain, canonical_action

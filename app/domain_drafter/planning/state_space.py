@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from domain_drafter.core.model import Domain, Literal
 from domain_drafter.planning.grounding import AtomIndex, GroundAction, Grounder, Key, SuccessorIndex, bits, show_step

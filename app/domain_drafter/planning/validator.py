@@ -8,8 +8,8 @@ invalid (VAL prints "Bad plan description!" and still exits 0).
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from domain_drafter.core.model import EQUALITY, ActionSchema, Domain, Problem
 from domain_drafter.core.plan_text import read_plan  # noqa: F401 - re-exported: plans are read where they are checked

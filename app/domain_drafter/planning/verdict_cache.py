@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from pathlib import Path
-
 from dataclasses import dataclass
+from pathlib import Path
 
 from domain_drafter.core.paths import cache_dir
 from domain_drafter.planning.equivalence import EquivalenceReport, equivalence_from_dict

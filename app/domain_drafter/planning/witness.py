@@ -17,8 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain_drafter.core.bundle import ProblemFile
-from domain_drafter.core.model import (OBJECT, ActionSchema, Atom, Domain, Literal, PredicateSignature, Problem,
-                                       TypedName)
+from domain_drafter.core.model import (
+    OBJECT,
+    ActionSchema,
+    Atom,
+    Domain,
+    Literal,
+    PredicateSignature,
+    Problem,
+    TypedName,
+)
 from domain_drafter.planning.grounding import AtomIndex, bits
 from domain_drafter.planning.kstar_input import kstar_input
 from domain_drafter.planning.state_space import ActionPair

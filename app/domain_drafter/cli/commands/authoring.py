@@ -7,8 +7,14 @@ import json
 import sys
 from pathlib import Path
 
-from domain_drafter.cli.options import (add_draft_options, add_model_options, add_planner_options, evaluator,
-                                        open_backend, verdict_exit_code)
+from domain_drafter.cli.options import (
+    add_draft_options,
+    add_model_options,
+    add_planner_options,
+    evaluator,
+    open_backend,
+    verdict_exit_code,
+)
 from domain_drafter.core.errors import UsageError
 from domain_drafter.presentation import format_comparison
 

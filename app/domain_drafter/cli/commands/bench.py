@@ -8,8 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from domain_drafter.cli.options import (EXIT_INTERRUPTED, add_equivalence_option, add_planner_options,
-                                        cancel_on_sigint)
+from domain_drafter.cli.options import EXIT_INTERRUPTED, add_equivalence_option, add_planner_options, cancel_on_sigint
 
 GRAMMAR_MODES = {"off": (False,), "on": (True,), "both": (False, True)}
 

@@ -7,8 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from domain_drafter.cli.options import (add_draft_options, add_model_options, add_planner_options, add_target,
-                                        cancel_on_sigint, evaluator, open_backend, verdict_exit_code)
+from domain_drafter.cli.options import (
+    add_draft_options,
+    add_model_options,
+    add_planner_options,
+    add_target,
+    cancel_on_sigint,
+    evaluator,
+    open_backend,
+    verdict_exit_code,
+)
 from domain_drafter.presentation import format_evaluation
 
 
@@ -68,7 +76,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return verdict_exit_code(draft.final.subclass, draft.final.error)
 
 
-def _generate_candidates(args: argparse.Namespace, bundle, action: str, backend, options, template) -> int:  # noqa: ANN001
+def _generate_candidates(args: argparse.Namespace, bundle, action: str, backend, options, template) -> int:
     """--candidates N [--sample]: N answers in one batch, each judged as it comes, then the ranking and the best."""
     from domain_drafter.core.bundle import load_bundled
     from domain_drafter.drafting.candidates import Candidate, draft_candidates
@@ -108,7 +116,7 @@ def _generate_candidates(args: argparse.Namespace, bundle, action: str, backend,
     return verdict_exit_code(best.evaluation.subclass, best.evaluation.error)
 
 
-def _generate_search(args: argparse.Namespace, bundle, action: str, backend, options, search, template) -> int:  # noqa: ANN001
+def _generate_search(args: argparse.Namespace, bundle, action: str, backend, options, search, template) -> int:
     """--search: best-first over answers and their feedback until one is proven Equivalent or the budget is spent."""
     from domain_drafter.core.bundle import load_bundled
     from domain_drafter.drafting.search import SearchNode, search_action

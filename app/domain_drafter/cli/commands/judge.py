@@ -6,8 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
-from domain_drafter.cli.options import (add_planner_options, add_target, cancel_on_sigint, evaluator, read_answer,
-                                        verdict_exit_code)
+from domain_drafter.cli.options import (
+    add_planner_options,
+    add_target,
+    cancel_on_sigint,
+    evaluator,
+    read_answer,
+    verdict_exit_code,
+)
 from domain_drafter.core.errors import UsageError
 from domain_drafter.presentation import format_check, format_evaluation
 

@@ -10,7 +10,8 @@ text goes into the editor (Accept keeps it).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Protocol, Sequence
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QPushButton, QTabWidget
@@ -21,9 +22,9 @@ from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
 from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.new_action import provisional_bundle
 from domain_drafter.drafting.options import SearchOptions
 from domain_drafter.drafting.search import node_candidate, ranked_nodes, search_action
-from domain_drafter.drafting.new_action import provisional_bundle
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.jobs import LeaseSource
 from domain_drafter.gui.editor.code_editor import CodeEditor

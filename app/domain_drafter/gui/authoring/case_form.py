@@ -7,10 +7,21 @@ as the reader reports it (file:line and what), shown here, with the form kept op
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit,
-                               QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from domain_drafter.core.domain_tests import CaseKind
 from domain_drafter.gui.authoring.tests_jobs import case_table

@@ -11,8 +11,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import UsageError

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
 
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import show_error
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 

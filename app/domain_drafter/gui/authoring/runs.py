@@ -7,17 +7,22 @@ from the working copy (taken here, on the GUI thread); its results are recorded 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.new_action import NewActionAnswer, TryReport, new_action_prompt, record_new_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, record
 from domain_drafter.gui.authoring.jobs import (
-    detached_copy, draft_all_job, draft_one_job, judge_job, new_action_job, try_job,
+    detached_copy,
+    draft_all_job,
+    draft_one_job,
+    judge_job,
+    new_action_job,
+    try_job,
 )
 from domain_drafter.gui.state.errors import describe_error
-from domain_drafter.llm.model_library import ModelLease
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
+from domain_drafter.llm.model_library import ModelLease
 from domain_drafter.presentation import format_comparison
 
 JOB_WORDS = {JobKind.DRAFT_ALL: "Draft all", JobKind.DRAFT: "Draft", JobKind.TRY: "Try it",
@@ -41,7 +46,7 @@ class AuthoringRunsMixin:
 
     def bundle_pool(self) -> list:
         if not self.state.bundles:
-            from domain_drafter.core.bundle import load_bundled  # noqa: PLC0415 - only without a main window
+            from domain_drafter.core.bundle import load_bundled
 
             self.state.set_bundles(load_bundled())
         return list(self.state.bundles)
@@ -126,7 +131,7 @@ class AuthoringRunsMixin:
                             self.state.evaluator, kind=JobKind.JUDGE)
         self.start_job(worker, self._on_judged)
 
-    def _on_judged(self, comparison) -> None:  # noqa: ANN001 - a DomainComparison
+    def _on_judged(self, comparison) -> None:
         self.tabs.setCurrentWidget(self.verdict)
         self.verdict.setPlainText("Working copy: " + format_comparison(comparison, self.workspace.reference_bundle()))
         self.say(f"Judged the working copy: {comparison.verdict.value}.")

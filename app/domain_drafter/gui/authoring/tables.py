@@ -68,7 +68,7 @@ class ActionStateModel(ReadOnlyTable):
     def row_of(self, name: str) -> int:
         return self._names.index(name)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._names)
 
     def data(self, index: Index, role: int = DisplayRole) -> Any:

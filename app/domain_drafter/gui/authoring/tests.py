@@ -22,8 +22,14 @@ from domain_drafter.core.domain_tests import EXPLORING_KINDS, CaseKind
 from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.case_form import NewCaseDialog
-from domain_drafter.gui.authoring.tests_jobs import (TestsRun, case_table, quick_fix_job, run_tests_job,
-                                                     save_case_job, tests_file_of)
+from domain_drafter.gui.authoring.tests_jobs import (
+    TestsRun,
+    case_table,
+    quick_fix_job,
+    run_tests_job,
+    save_case_job,
+    tests_file_of,
+)
 from domain_drafter.gui.panels.tests_panel import TestsPanel, case_rows
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
@@ -141,7 +147,7 @@ class AuthoringTests(QObject):
         self.panel.evidence.show_result(result, rows.get(name))
         self.refresh()
 
-    def result(self, name: str | None):  # noqa: ANN201 - a CaseResult or None
+    def result(self, name: str | None):
         if self.last is None or name is None:
             return None
         return next((r for r in self.last.report.results if r.name == name), None)
@@ -269,7 +275,7 @@ class AuthoringTests(QObject):
 
     # ------------------------------------------------------------ new cases
 
-    def _kept_plan(self, result) -> dict | None:  # noqa: ANN001 - a CaseResult or None
+    def _kept_plan(self, result) -> dict | None:
         """The fields of a `plan` case for the result's evidence plan, if it is an executable plan worth keeping."""
         if result is None or self.last is None or result.evidence is None or not result.evidence.plan:
             return None

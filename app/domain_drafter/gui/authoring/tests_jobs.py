@@ -9,9 +9,9 @@ against the domain before anything is written, and written atomically.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundle_path
 from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
@@ -60,7 +60,7 @@ def _read(path: Path, text: str, bundle: DomainBundle, domain: Domain) -> Domain
 
 def run_tests_job(path: Path, bundle: DomainBundle, domain: Domain, *, task: TaskState) -> TestsRun:
     """Read `path` (TestsFileError at file:line if it is bad or missing) and prove it on `domain`."""
-    from domain_drafter.planning.state_cache import StateCache  # noqa: PLC0415 - its disk cache only here
+    from domain_drafter.planning.state_cache import StateCache
 
     if not path.is_file():
         raise TestsFileError(f"no {TESTS_FILE} beside the domain", where=path.parent,

@@ -12,24 +12,38 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QDialog, QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMainWindow, QMessageBox,
-    QPlainTextEdit, QProgressBar, QPushButton, QSplitter, QTableView, QTabWidget, QVBoxLayout, QWidget,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from domain_drafter.core.errors import DrafterError
+from domain_drafter.core.pddl_format import UnbalancedError, format_pddl
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.authoring.candidates import AuthoringCandidates
 from domain_drafter.gui.authoring.descriptions import DescriptionsEditor
 from domain_drafter.gui.authoring.dialogs import NewActionDialog, ask_folder
-from domain_drafter.gui.authoring.tables import ActionStateModel, attempt_label
 from domain_drafter.gui.authoring.runs import AuthoringRunsMixin
 from domain_drafter.gui.authoring.saver import AutoSaver
+from domain_drafter.gui.authoring.tables import ActionStateModel, attempt_label
 from domain_drafter.gui.authoring.tests import AuthoringTests
 from domain_drafter.gui.editor.code_editor import CodeEditor
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.errors import describe_error
-from domain_drafter.core.pddl_format import UnbalancedError, format_pddl
 from domain_drafter.gui.state.workers import TaskRunner, TaskWorker
 from domain_drafter.presentation import format_are
 
@@ -156,7 +170,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         def idle() -> bool:
             return not self.runner.busy
 
-        def entry():  # noqa: ANN202 - an ActionEntry or None
+        def entry():
             name = self.selected()
             return self.workspace.entries.get(name) if name else None
 
@@ -357,7 +371,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         if path:
             self.export_to(Path(path))
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self._scratch_timer.isActive():
             self._keep_scratch()
         if self.workspace.dirty and self.workspace.folder is None and not self._closing:

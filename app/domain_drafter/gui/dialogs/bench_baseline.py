@@ -11,7 +11,6 @@ from pathlib import Path
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
-
 FIRST_COLUMN_WIDTH = 150   # "Heuristic Equivalent: proven different" wraps onto two lines
 
 

@@ -7,23 +7,38 @@ worker of its own, so the main window stays usable while a run goes on. Progress
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from PySide6.QtCore import QCoreApplication, QObject, QRectF, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QColor, QDesktopServices, QPainter
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLayout,
-                               QLineEdit, QListWidget, QListWidgetItem, QProgressBar, QPushButton, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from domain_drafter.bench.progress import format_eta
 from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
+from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.core.errors import DrafterError
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_markdown
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
@@ -45,7 +60,7 @@ class ClassBars(QWidget):
         self.counts = dict(counts)
         self.update()
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event) -> None:
         painter = QPainter(self)
         names = [n for n in CLASS_COLOURS if n != "error" or self.counts.get("error")]
         top = max([self.counts.get(n, 0) for n in names] + [1])
@@ -299,7 +314,7 @@ class BenchmarkDialog(QDialog):
     def shutdown(self, timeout_ms: int = 60_000) -> bool:
         return self.runner.shutdown(timeout_ms)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event) -> None:
         if self.running:
             self.stop()   # the run stops; Start resumes it next time
         super().closeEvent(event)

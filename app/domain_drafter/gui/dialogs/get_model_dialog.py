@@ -12,8 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
-                               QPushButton, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.gui.panels.item_models import ReadOnlyTable
@@ -42,7 +52,7 @@ class CatalogueTableModel(ReadOnlyTable):
         self._models = list(catalogue)
         self._installed = [installed_path(m, entries) for m in self._models]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._models)
 
     def data(self, index: Index, role: int = DisplayRole) -> Any:
@@ -76,12 +86,12 @@ class CatalogueTableModel(ReadOnlyTable):
 ESTIMATE_SPEC = "paper-exp1.toml"   # the estimate the speed check gives: the paper's experiment 1
 
 
-def _check_speed(model: CatalogueModel, path: Path, *, task) -> tuple[SpeedReport, SpecEstimate | None]:  # noqa: ANN001
+def _check_speed(model: CatalogueModel, path: Path, *, task) -> tuple[SpeedReport, SpecEstimate | None]:
     """Measure the model, and estimate the paper's experiment 1 with it (the spec is read here, off
     the GUI thread)."""
-    from importlib import resources  # noqa: PLC0415
+    from importlib import resources
 
-    from domain_drafter.bench.spec import load_spec  # noqa: PLC0415
+    from domain_drafter.bench.spec import load_spec
 
     if model.embedded:
         path = default_model_path(task=task)
@@ -220,7 +230,7 @@ class GetModelDialog(QDialog):
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         return self.runner.shutdown(timeout_ms)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event) -> None:
         self.stop()   # a download resumes next time
         super().closeEvent(event)
 

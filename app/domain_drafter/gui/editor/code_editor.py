@@ -26,9 +26,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from domain_drafter.gui.look.colours import current_scheme
-from domain_drafter.gui.editor.highlighter import PddlHighlighter
 from domain_drafter.core.pddl_format import UnbalancedError, format_pddl
+from domain_drafter.gui.editor.highlighter import PddlHighlighter
+from domain_drafter.gui.look.colours import current_scheme
 
 _BREAKS = "\n\r\u2028\u2029"
 
@@ -81,14 +81,14 @@ class Mark:
 class LineNumberArea(QWidget):
     """The gutter left of a CodeEditor; the editor paints it."""
 
-    def __init__(self, editor: "CodeEditor"):
+    def __init__(self, editor: CodeEditor):
         super().__init__(editor)
         self.editor = editor
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         return QSize(self.editor.line_number_width(), 0)
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, event: QPaintEvent) -> None:
         self.editor.paint_line_numbers(event)
 
 
@@ -137,7 +137,7 @@ class CodeEditor(QPlainTextEdit):
         else:
             area.update(0, rect.y(), area.width(), rect.height())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self.line_numbers is not None:
             cr = self.contentsRect()
@@ -183,7 +183,7 @@ class CodeEditor(QPlainTextEdit):
     def reset_zoom(self) -> None:
         self.set_zoom(0)
 
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt's name
+    def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.set_zoom(self.zoom + (1 if event.angleDelta().y() > 0 else -1))
             event.accept()
@@ -218,7 +218,7 @@ class CodeEditor(QPlainTextEdit):
             return True
         return super().event(event)
 
-    def tooltip_at(self, pos) -> str:  # noqa: ANN001 - a QPoint in the editor's coordinates
+    def tooltip_at(self, pos) -> str:
         """The message of the mark under `pos` (editor coordinates), or ''."""
         if not self._tips:
             return ""

@@ -72,7 +72,7 @@ class FindBar(QWidget):
         self.status.setText("" if found else "not found")
         return found
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.close_bar()
             return

@@ -14,8 +14,8 @@ from pygments.lexer import Lexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, _TokenType
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
-from domain_drafter.gui.look.colours import Scheme, current_scheme
 from domain_drafter.gui.editor.pddl_lexer import DomainDrafterPddlLexer
+from domain_drafter.gui.look.colours import Scheme, current_scheme
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class PddlHighlighter(QSyntaxHighlighter):
             self._cache[ttype] = found
         return self._cache[ttype]
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
+    def highlightBlock(self, text: str) -> None:
         if not text:
             return
         offsets = None if text.isascii() else utf16_offsets(text)

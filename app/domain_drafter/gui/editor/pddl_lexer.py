@@ -33,7 +33,7 @@ from pygments.token import (
     Whitespace,
 )
 
-__all__ = ["DomainDrafterPddlLexer", "KEYWORDS", "BUILTINS"]
+__all__ = ["BUILTINS", "KEYWORDS", "DomainDrafterPddlLexer"]
 
 # A PDDL name goes on with letters, digits, '_' and '-': that is where a keyword or builtin ends.
 _END = r"(?![\w-])"
@@ -72,11 +72,11 @@ class DomainDrafterPddlLexer(PddlLexer):
     """PDDL, case-insensitive, with user predicates kept apart from builtins (see the module doc)."""
 
     name = "PDDL (Domain Drafter)"
-    aliases = ["pddl-domain-drafter"]
-    filenames: list[str] = []
+    aliases = ["pddl-domain-drafter"]  # noqa: RUF012 - Pygments reads these class attributes as lists
+    filenames: list[str] = []  # noqa: RUF012 - as above
     flags = re.IGNORECASE | re.MULTILINE
 
-    tokens = {
+    tokens = {  # noqa: RUF012 - Pygments' RegexLexer compiles this class attribute once
         "root": [
             (r"\s+", Whitespace),
             (r";.*?$", Comment.Singleline),

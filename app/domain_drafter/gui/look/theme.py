@@ -83,7 +83,7 @@ def palette_for(scheme: Scheme) -> QPalette:
 
 def style_sheet(scheme: Scheme) -> str:
     """resources/styles/app.qss with the scheme's colours filled in ({name} placeholders)."""
-    import domain_drafter.resources as resources  # noqa: PLC0415
+    import domain_drafter.resources as resources
 
     path = Path(resources.__file__).parent / "styles" / "app.qss"
     try:
@@ -111,5 +111,5 @@ def apply_system_theme(app: QApplication) -> Scheme:
     signal = getattr(hints, "colorSchemeChanged", None)
     if signal is not None and not getattr(app, "_drafter_follows_scheme", False):
         signal.connect(lambda desktop: apply_scheme(app, system_scheme(desktop)))
-        app._drafter_follows_scheme = True   # noqa: SLF001 - connect once per app
+        app._drafter_follows_scheme = True
     return current_scheme()

@@ -11,8 +11,9 @@ File > Get a model… opens gui/dialogs/get_model_dialog.py; a model it installs
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction
@@ -33,8 +34,8 @@ from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidat
 from domain_drafter.gui.panels.result_panel import ResultPanel
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.enabling import EnablingTable
-from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.llm.models import ModelEntry, list_models
 from domain_drafter.planning.evaluate import Evaluator
 
@@ -243,8 +244,8 @@ class GetModelMenu(QObject):
         self.action.setStatusTip("Download a model from the catalogue, or check how fast one runs here")
         window.installEventFilter(self)
 
-    def open(self) -> "GetModelDialog":
-        from domain_drafter.gui.dialogs.get_model_dialog import open_get_model_dialog  # noqa: PLC0415 - on demand
+    def open(self) -> GetModelDialog:
+        from domain_drafter.gui.dialogs.get_model_dialog import open_get_model_dialog
 
         if self.dialog is None or not self.dialog.isVisible():
             self.dialog = open_get_model_dialog(self.window)
@@ -259,7 +260,7 @@ class GetModelMenu(QObject):
             self.selector.add_entry(entry)
         self.show_status(f"Installed {getattr(path, 'name', path)}: choose it in the model selector")
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.window and event.type() == QEvent.Type.Close and self.dialog is not None:
             self.dialog.shutdown()
         return False

@@ -14,11 +14,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.drafting.loop import Draft
-from domain_drafter.gui.panels.answer_panel import AnswerPanel
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.editor.code_editor import normalized
-from domain_drafter.gui.state.jobs import evaluate_answer, generate_answer
+from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.result_panel import ResultPanel
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.jobs import evaluate_answer, generate_answer
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
 from domain_drafter.llm.backend import GenerationStats
 from domain_drafter.llm.models import ModelEntry
@@ -71,7 +71,7 @@ class DraftController(QObject):
         answer_panel.edited.connect(self._on_edited)
 
     @property
-    def evaluator(self):  # noqa: ANN201 - an Evaluator
+    def evaluator(self):
         """The evaluator new jobs use (the AppState's, for the current settings)."""
         return self.state.evaluator
 

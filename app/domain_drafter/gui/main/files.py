@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QFileDialog
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
+from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.main.drops import dropped_domain
 from domain_drafter.gui.state.jobs import open_bundle
-from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
 from domain_drafter.llm.models import ModelEntry
 
@@ -70,13 +70,13 @@ class WindowFilesMixin:
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
     # --- drag and drop: a domain folder or a domain.pddl -----------------------------------
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt's name
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if dropped_domain(event.mimeData()) is not None and not self.runner.busy:
             event.acceptProposedAction()
         else:
             event.ignore()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt's name
+    def dropEvent(self, event: QDropEvent) -> None:
         path = dropped_domain(event.mimeData())
         if path is None:
             event.ignore()

@@ -8,8 +8,8 @@ it takes a comfortable size, centred. A saved geometry is used only if it still 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 MAXIMISE_BELOW_WIDTH = 1440
 PREFERRED_WIDTH = 1560
@@ -33,7 +33,7 @@ class Rect:
     def bottom(self) -> int:
         return self.y + self.height
 
-    def contains(self, other: "Rect", slack: int = 0) -> bool:
+    def contains(self, other: Rect, slack: int = 0) -> bool:
         return (other.x >= self.x - slack and other.y >= self.y - slack
                 and other.right <= self.right + slack and other.bottom <= self.bottom + slack)
 
@@ -41,7 +41,7 @@ class Rect:
         return [self.x, self.y, self.width, self.height]
 
     @classmethod
-    def from_value(cls, value: object) -> "Rect | None":
+    def from_value(cls, value: object) -> Rect | None:
         """A Rect from a saved [x, y, w, h] (QSettings may hand back strings); None if malformed."""
         if not isinstance(value, (list, tuple)) or len(value) != 4:
             return None

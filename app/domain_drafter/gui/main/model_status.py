@@ -12,9 +12,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
 
 from domain_drafter.gui.state.jobs import LoadedModel, preload_model
-from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.backend import GenerationStats
+from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationResult
 

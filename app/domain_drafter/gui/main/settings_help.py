@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.descriptions import DescriptionClass
-from domain_drafter.gui.state.errors import describe_error, error_box
 from domain_drafter.gui.dialogs.help_dialogs import AboutDialog, ResultClassesDialog
-from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
+from domain_drafter.gui.state.errors import describe_error, error_box
+from domain_drafter.gui.state.settings import AppSettings
 
 
 class WindowSettingsMixin:

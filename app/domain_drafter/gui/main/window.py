@@ -12,30 +12,30 @@ from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QProgressBar, Q
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
-from domain_drafter.gui.editor.edit_menu import add_edit_commands, add_zoom_commands
-from domain_drafter.gui.panels.answer_panel import AnswerPanel
-from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.gui.authoring.menu import install_authoring_menu
 from domain_drafter.gui.dialogs.bench_dialog import install_benchmark_menu
+from domain_drafter.gui.dialogs.help_dialogs import ResultClassesDialog
+from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
+from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
+from domain_drafter.gui.editor.edit_menu import add_edit_commands, add_zoom_commands
+from domain_drafter.gui.look.theme import theme_notifier
+from domain_drafter.gui.main.candidates import GetModelMenu, MainCandidates
+from domain_drafter.gui.main.draft_controller import DraftController
+from domain_drafter.gui.main.files import WindowFilesMixin
+from domain_drafter.gui.main.model_status import ModelStatus
+from domain_drafter.gui.main.remembered import WindowState
+from domain_drafter.gui.main.settings_help import WindowSettingsMixin
+from domain_drafter.gui.main.toolbar import DraftToolBar
+from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.description_panel import DescriptionPanel
 from domain_drafter.gui.panels.domain_panel import DomainPanel
-from domain_drafter.gui.main.draft_controller import DraftController
-from domain_drafter.gui.state.enabling import EnablingTable
-from domain_drafter.gui.dialogs.help_dialogs import ResultClassesDialog
-from domain_drafter.gui.state.jobs import StartupData, load_startup
-from domain_drafter.gui.main.candidates import GetModelMenu, MainCandidates
-from domain_drafter.gui.main.model_status import ModelStatus
-from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.panels.result_panel import ResultPanel
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.enabling import EnablingTable
+from domain_drafter.gui.state.jobs import StartupData, load_startup
 from domain_drafter.gui.state.settings import AppSettings, load_settings
-from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
-from domain_drafter.gui.look.theme import theme_notifier
-from domain_drafter.gui.main.toolbar import DraftToolBar
-from domain_drafter.gui.main.files import WindowFilesMixin
-from domain_drafter.gui.main.settings_help import WindowSettingsMixin
-from domain_drafter.gui.main.remembered import WindowState
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
-from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import Evaluator
 
@@ -355,7 +355,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             self.start_job(worker)
 
     # --- closing -----------------------------------------------------------------------------
-    def _on_generated(self, draft) -> None:  # noqa: ANN001 - a Draft
+    def _on_generated(self, draft) -> None:
         self.model_status.show_generation(draft.rounds[-1].generation.stats, draft.final)
         if self.state.model is not None:
             self.model_status.model_used(self.state.model.name)
@@ -393,7 +393,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             self.state.models.close()
         return stopped
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()
         self.window_state.save()
         super().closeEvent(event)

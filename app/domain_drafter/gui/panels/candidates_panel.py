@@ -8,12 +8,12 @@ Picking a row (click or Enter) emits `picked` with the Candidate; the window dec
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
-from PySide6.QtWidgets import (QLabel, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
 
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.drafting.candidates import Candidate
@@ -75,7 +75,7 @@ class CandidateListModel(QAbstractListModel):
         self._rows: list[Candidate] = []
         self.ranked = False
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt's name
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
     def candidate(self, row: int) -> Candidate:
@@ -170,7 +170,7 @@ class BadgeDelegate(QStyledItemDelegate):
                          metrics.elidedText(candidate_details(candidate), Qt.TextElideMode.ElideRight, rest.width()))
         painter.restore()
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         size = super().sizeHint(option, index)
         return QSize(min(size.width(), 240), max(size.height(), QFontMetrics(option.font).height() + 10))
 

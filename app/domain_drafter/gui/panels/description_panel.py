@@ -32,7 +32,7 @@ CLASS_LABELS = {
 class NoBreakInVariablesDelegate(QStyledItemDelegate):
     """Draws cell text so that a line never breaks inside `?name` (Qt would break after the '?')."""
 
-    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:  # noqa: N802
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         super().initStyleOption(option, index)
         option.text = option.text.replace("?", "?\u2060")   # U+2060 WORD JOINER: no break here
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from domain_drafter.core.are import AreReport
 from domain_drafter.core.answers import Finding
+from domain_drafter.core.are import AreReport
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import fill
 from domain_drafter.gui.look.colours import current_scheme
@@ -27,10 +28,10 @@ class ReadOnlyTable(QAbstractTableModel):
 
     HEADERS: tuple[str, ...] = ()
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DisplayRole) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DisplayRole) -> Any:
         if role == DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
             return self.HEADERS[section]
         return None
@@ -73,7 +74,7 @@ class PredicateTableModel(ReadOnlyTable):
         self._rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: Index, role: int = DisplayRole) -> Any:
@@ -104,7 +105,7 @@ class FindingListModel(QAbstractListModel):
         self._findings = list(findings)
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._findings)
 
     def data(self, index: Index, role: int = DisplayRole) -> Any:
@@ -144,7 +145,7 @@ class PlanStepListModel(QAbstractListModel):
     def failing_row(self) -> int | None:
         return self._failing
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         if parent.isValid():
             return 0
         goal_row = self._failing is not None and self._failing == len(self._steps)
@@ -195,7 +196,7 @@ class AreTableModel(ReadOnlyTable):
     def total(self) -> int | None:
         return self._are.total if self._are is not None else None
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() or self._are is None else 4
 
     def data(self, index: Index, role: int = DisplayRole) -> Any:

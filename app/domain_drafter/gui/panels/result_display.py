@@ -14,7 +14,6 @@ from domain_drafter.gui.look.colours import LIGHT, BadgeStyle, Scheme, current_s
 from domain_drafter.planning.equivalence import Counterexample
 from domain_drafter.planning.evaluate import EvaluationResult
 
-
 BADGE_STYLES: dict[ResultClass, BadgeStyle] = LIGHT.badges   # the light scheme's; see look/colours.py
 NEUTRAL_BADGE = LIGHT.neutral_badge   # no verdict (planner error, nothing evaluated)
 

@@ -28,6 +28,7 @@ from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.model import ActionSchema
 from domain_drafter.gui.editor.code_editor import CodeEditor, Mark, MarkKind
 from domain_drafter.gui.look.colours import BadgeStyle, current_scheme
+from domain_drafter.gui.panels.distinguishing_state import DistinguishingStateView, fit_to_rows
 from domain_drafter.gui.panels.item_models import AreTableModel, PlanStepListModel
 from domain_drafter.gui.panels.result_display import (
     EXTRA,
@@ -41,7 +42,6 @@ from domain_drafter.gui.panels.result_display import (
     renaming_note,
 )
 from domain_drafter.planning.evaluate import EvaluationResult
-from domain_drafter.gui.panels.distinguishing_state import DistinguishingStateView, fit_to_rows
 from domain_drafter.proof_text import proof_headline
 
 COUNTEREXAMPLE_TAB, DIFF_TAB = 0, 1
@@ -70,7 +70,7 @@ class ClassBadge(QLabel):
         self.setStyleSheet(f"QLabel#classBadge {{ background: {style.background}; color: {style.foreground}; "
                            "border-radius: 6px; padding: 7px 14px; font-weight: bold; font-size: 13pt; }")
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
             self.clicked.emit(self.result_class)
         super().mousePressEvent(event)

@@ -9,13 +9,23 @@ their diff, each applied by one click (Apply), and Undo puts the action back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QPlainTextEdit, QPushButton, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.domain_tests import Case, CaseKind
@@ -90,7 +100,7 @@ class TestCaseListModel(QAbstractListModel):
     def rows(self) -> tuple[CaseRow, ...]:
         return tuple(self._rows)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -18,14 +18,14 @@ APPLICATION_ID = "io.github.domaindrafter.DomainDrafter"   # desktop file / Wayl
 
 def icon_path() -> Path:
     """The application icon (written by the packaging work; may not exist in a checkout yet)."""
-    import domain_drafter.resources as resources  # noqa: PLC0415
+    import domain_drafter.resources as resources
 
     return Path(resources.__file__).parent / "icons" / f"{APPLICATION_ID}.svg"
 
 
 def configure_application() -> None:
     """Names Qt uses for the desktop file, the window class and the about box (before QApplication)."""
-    from PySide6.QtWidgets import QApplication  # noqa: PLC0415 - kept out of the platform check's way
+    from PySide6.QtWidgets import QApplication
 
     QApplication.setOrganizationName(ORGANIZATION_NAME)
     QApplication.setOrganizationDomain(ORGANIZATION_DOMAIN)
@@ -37,8 +37,8 @@ def configure_application() -> None:
 
 def set_application_icon() -> None:
     """The window icon from resources/icons, or the theme's icon of that name, or none."""
-    from PySide6.QtGui import QIcon  # noqa: PLC0415
-    from PySide6.QtWidgets import QApplication  # noqa: PLC0415
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
 
     path = icon_path()
     icon = QIcon(str(path)) if path.is_file() else QIcon.fromTheme(APPLICATION_ID)

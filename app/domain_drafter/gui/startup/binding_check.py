@@ -18,7 +18,7 @@ IMMORTAL_NONE = (3, 12)       # from this Python on, None's reference count neve
 
 def none_refcount_drift(calls: int = BURST) -> int:
     """How much `sys.getrefcount(None)` moves across `calls` void Qt calls (about 0 on a sound binding)."""
-    from PySide6.QtCore import QObject  # noqa: PLC0415 - only the GUI asks
+    from PySide6.QtCore import QObject
 
     probe = QObject()
     probe.setObjectName("warm-up")   # first call: any one-time caching happens outside the count
@@ -29,7 +29,7 @@ def none_refcount_drift(calls: int = BURST) -> int:
     if drift < 0:
         # Give back what the probe itself took, for good (a list would hand them back at exit),
         # so measuring never brings the abort closer.
-        import ctypes  # noqa: PLC0415
+        import ctypes
 
         for _ in range(-drift):
             ctypes.pythonapi.Py_IncRef(ctypes.py_object(None))
@@ -43,7 +43,7 @@ def binding_problem(calls: int = BURST) -> str | None:
     drift = none_refcount_drift(calls)
     if drift > -calls // 2:
         return None
-    import PySide6  # noqa: PLC0415
+    import PySide6
 
     python = ".".join(map(str, sys.version_info[:3]))
     return (f"PySide6 {PySide6.__version__} on Python {python} corrupts Python's reference count of None "

@@ -28,7 +28,7 @@ def distinct_colours(image: QImage, step: int = 4) -> int:
 
 def draw_main_window() -> dict:
     """Build the main window, let it load, draw it; what it saw, with ok=False and an error if it failed."""
-    from domain_drafter.gui.startup.binding_check import binding_problem  # noqa: PLC0415
+    from domain_drafter.gui.startup.binding_check import binding_problem
 
     problem = binding_problem()
     if problem is not None:
@@ -36,7 +36,7 @@ def draw_main_window() -> dict:
     configure_application()
     app = QApplication.instance() or QApplication([sys.argv[0]])
     set_application_icon()
-    from domain_drafter.gui.main.window import MainWindow  # noqa: PLC0415 - after the app exists
+    from domain_drafter.gui.main.window import MainWindow
 
     window = MainWindow()
     outcome: dict = {}

@@ -115,7 +115,7 @@ def pyside_plugin_dir() -> Path | None:
     spec = importlib.util.find_spec("PySide6")
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(list(spec.submodule_search_locations)[0]) / "Qt" / "plugins"
+    return Path(next(iter(spec.submodule_search_locations))) / "Qt" / "plugins"
 
 
 def xcb_plugin_path() -> Path | None:

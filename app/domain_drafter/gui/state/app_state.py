@@ -8,9 +8,9 @@ Every engine option is built here from the one settings object.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 from PySide6.QtCore import QObject, Signal
 
@@ -19,9 +19,9 @@ from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.errors import DrafterError, UsageError
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, default_template_path, load_template
 from domain_drafter.drafting.loop import DraftOptions
-from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.gui.state.settings import AppSettings, save_settings
 from domain_drafter.gui.state.workers import JobKind, TaskRunner
+from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 

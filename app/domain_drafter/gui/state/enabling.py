@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Protocol
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 
 class Enablable(Protocol):
-    def setEnabled(self, enabled: bool) -> None: ...  # noqa: N802 - Qt's name
+    def setEnabled(self, enabled: bool) -> None: ...
 
 
 Rule = tuple[Enablable, Callable[[], bool]]

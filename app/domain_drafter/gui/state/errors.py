@@ -13,7 +13,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from domain_drafter.core.errors import (
-    ContextTooSmallError, DomainError, DrafterError, ModelError, PddlSyntaxError, PlannerError, UsageError,
+    ContextTooSmallError,
+    DomainError,
+    DrafterError,
+    ModelError,
+    PddlSyntaxError,
+    PlannerError,
+    UsageError,
 )
 
 log = logging.getLogger(__name__)

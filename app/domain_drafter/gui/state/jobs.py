@@ -6,9 +6,9 @@ workers.TaskWorker, never on the GUI thread.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle, load_bundle_path, load_bundled
 from domain_drafter.core.prompt import PromptTemplate

@@ -86,7 +86,7 @@ class AppSettings:
                        equivalence=EquivalenceMode(self.equivalence))
 
     # --- validation ------------------------------------------------------------------------
-    def checked(self) -> "AppSettings":
+    def checked(self) -> AppSettings:
         """The same settings with every value forced into its valid range (hand edits, old files)."""
         def clamp(value: float, low: float, high: float) -> float:
             return max(low, min(high, value))

@@ -17,7 +17,8 @@ import enum
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
@@ -134,7 +135,7 @@ class TaskWorker:
         except Cancelled:
             self.outcome = JobOutcome.CANCELLED
             self.signals.cancelled.emit()
-        except Exception as err:  # noqa: BLE001 - shown to the user by errors.show_error, never fatal
+        except Exception as err:
             if not isinstance(err, (DrafterError, OSError)):
                 log.exception("%s failed", self.name)
             self.outcome, self.error = JobOutcome.FAILED, err
