@@ -74,6 +74,7 @@ class AuthoringTests(QObject):
         self.fixes: tuple[QuickFix, ...] = ()
         self.undo: tuple[str, str | None, int | None, str | None] | None = None   # action, accepted, from, scratch
         self._tests: TaskWorker | None = None    # the newest tests run; older ones are cancelled and ignored
+        self._run_number = 0                      # the newest run's number (its results are the ones shown)
         self._fixing: TaskWorker | None = None
         self._fixed_on = None                    # the working domain the fixes were searched on
         self._dialog: NewCaseDialog | None = None
@@ -108,14 +109,19 @@ class AuthoringTests(QObject):
             self._tests.cancel()
         workspace = self.window.workspace
         worker = TaskWorker(run_tests_job, self.path, workspace.bundle, workspace.working_domain(), kind=JobKind.TESTS)
-        worker.signals.finished.connect(lambda result, w=worker: self._on_ran(w, result))
-        worker.signals.failed.connect(lambda err, w=worker: self._on_failed(w, err))
+        # the slots get the run's number, never the worker: a worker held by its own signal's slot is a cycle
+        # through C++ that Python's collector cannot see, and every run's worker would stay alive
+        self._run_number += 1
+        number = self._run_number
+        worker.signals.finished.connect(lambda result, n=number: self._on_ran(n, result))
+        worker.signals.failed.connect(lambda err, n=number: self._on_failed(n, err))
+        worker.signals.done.connect(lambda n=number: self._release(n))
         self._tests = worker
         self.panel.summary.setText("Running the tests…")
         return self.runner.start(worker)
 
-    def _on_ran(self, worker: TaskWorker, result: TestsRun) -> None:
-        if worker is not self._tests:
+    def _on_ran(self, number: int, result: TestsRun) -> None:
+        if number != self._run_number:
             return
         self.last, self.error = result, None
         report = result.report
@@ -128,8 +134,8 @@ class AuthoringTests(QObject):
         self.refresh()
         self.ran.emit(result)
 
-    def _on_failed(self, worker: TaskWorker, error: BaseException) -> None:
-        if worker is not self._tests:
+    def _on_failed(self, number: int, error: BaseException) -> None:
+        if number != self._run_number:
             return
         self.error = error
         self.window.tabs.setTabText(self.window.tabs.indexOf(self.panel), "Tests")
@@ -194,6 +200,8 @@ class AuthoringTests(QObject):
 
     def close(self, timeout_ms: int) -> None:
         self._closed = True
+        if self._tests is not None:
+            self._tests.cancel()
         self._delay.stop()
         self.watcher.removePaths(self.watcher.files() + self.watcher.directories())
         self.runner.shutdown(timeout_ms)
@@ -215,6 +223,11 @@ class AuthoringTests(QObject):
         self.panel.show_fixes([], [], f"Searching quick fixes for {name}…")
         self.refresh()
         return self.runner.start(worker)
+
+    def _release(self, number: int) -> None:
+        """The run has ended: the tab no longer holds its worker (only its result)."""
+        if number == self._run_number:
+            self._tests = None
 
     def _fixes_done(self) -> None:
         self._fixing = None
