@@ -116,7 +116,7 @@ ROOT = Path(domain_drafter.__file__).parent
 # Each container's layers, top first; the packages (or modules) of one layer never import each other,
 # and nothing imports a layer above its own. A child of a container left out of its list is a mistake.
 LAYERS: dict[str, list[tuple[str, ...]]] = {
-    "domain_drafter": [("gui", "cli"), ("selftest", "presentation", "bench"), ("drafting",), ("proof_text",),
+    "domain_drafter": [("gui", "cli"), ("selftest", "presentation", "bench"), ("drafting",), ("proof_text", "tests_text"),
                        ("planning", "llm"), ("core",)],
     "domain_drafter.gui": [("app",), ("startup",), ("main",), ("dialogs", "authoring"), ("panels",), ("editor",),
                            ("state", "look")],
