@@ -3,6 +3,7 @@ for an answer repaired step by step."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,17 @@ def test_noplan_answers_count_their_solvable_problems(bundles, kind):
     assert report.score.solvable < len(bundle.problems)
     assert f"{report.score.solvable} of {len(bundle.problems)} problems solvable" in report.score.words
     assert 0 < report.score.value < 1
+
+
+def test_a_noplan_message_says_which_problem_its_distinguishing_state_is_on(bundles):
+    """Defect 10 of the walk-through: the summary cited p02 while the state shown was on p01."""
+    for bundle in bundles.values():
+        for action in bundle.domain.actions:
+            for i in range(len(action.effect)):
+                mutant = dataclasses.replace(action, effect=action.effect[:i] + action.effect[i + 1:])
+                generated = bundle.domain.with_action(mutant, replacing=action.name)
+                report = prove_equivalence(bundle.domain, generated, bundle.problems, actions=[action.name])
+                if report.subclass is Subclass.NO_PLAN and report.counterexample is not None:
+                    cx_problem = report.counterexample.state.problem
+                    shown = f"the distinguishing state shown is on problem {cx_problem}"
+                    assert (shown in report.message) == (cx_problem != report.noplan_problem), report.message

@@ -196,7 +196,12 @@ class ProofReport:
             return f"Equivalent, proven: {self.reason}"
         if self.subclass is Subclass.NO_PLAN:
             detail = f": {self.reason}" if self.reason else ""
-            return f"NoPlan, proven: on problem {self.noplan_problem}, the generated domain has no plan{detail}"
+            where = ""
+            cx = self.counterexample
+            if cx is not None and cx.state.problem != self.noplan_problem:   # say where the state shown is from
+                where = f" (the distinguishing state shown is on problem {cx.state.problem})"
+            return (f"NoPlan, proven: on problem {self.noplan_problem}, the generated domain has no plan{detail}"
+                    f"{where}")
         if self.counterexample is not None:
             return f"{self.subclass.value if self.subclass else 'Different'}, proven: {self.counterexample.message}"
         return self.reason
