@@ -12,9 +12,9 @@ from domain_drafter.gui.state.settings import AppSettings, load_settings, save_s
 
 
 def use_tiny_model(window, tiny_model, **settings) -> None:
-    window.add_model_file(tiny_model)
-    window.state.update_settings(replace(window.app_settings, max_new_tokens=60, grammar=True, **settings),
-                                 save=False)
+    from test_gui_candidates import use_tiny_model as use_it  # 60 new tokens at most
+
+    use_it(window, tiny_model, grammar=True, **settings)
 
 
 def test_draft_until_proven_lists_every_answer_with_its_score_and_picking_fills_the_editor(qtbot, window,

@@ -14,7 +14,7 @@ from dataclasses import replace
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.model import Atom, Domain, Literal
-from domain_drafter.planning.grounding import AtomIndex, GroundAction, show_atom, show_step
+from domain_drafter.planning.grounding import AtomIndex, GroundAction, lift_atom, show_atom, show_step
 from domain_drafter.planning.proof_types import DistinguishingState, ProofCounterexample
 from domain_drafter.planning.state_space import Difference
 from domain_drafter.planning.validator import PlanValidator
@@ -38,25 +38,11 @@ def _after(index: AtomIndex, step: str, true: int, false: int) -> str:
     return f"applicable; after {step}, " + " and ".join(parts)
 
 
-def _lifted(atom: str, key: tuple[str, ...], generated: Domain) -> str:
-    """A ground atom "(clear b)" over the step's objects, written over the generated action's parameters where
-    an object is bound to one (by position): "(clear ?x)". Objects bound to no parameter stay as they are."""
-    schema = generated.action_map.get(key[0])
-    if schema is None:
-        return atom
-    names: dict[str, str] = {}
-    for param, obj in zip(schema.parameters, key[1:]):
-        names.setdefault(obj, param.name if param.name.startswith("?") else f"?{param.name}")
-    words = atom.replace("(", " ( ").replace(")", " ) ").split()
-    text = " ".join(names.get(w, w) for w in words)
-    return text.replace("( ", "(").replace(" )", ")")
-
-
 def _issues(generated: Domain, key: tuple[str, ...], index: AtomIndex, state: int, difference: Difference,
             valid_in: str, failing_atoms: tuple[str, ...]) -> tuple[str, ...]:
     """What is wrong with the generated action at the distinguishing state, named as the edit that fixes it."""
     def both(atom: str) -> str:
-        lifted = _lifted(atom, key, generated)
+        lifted = lift_atom(atom, key, generated)
         return atom if lifted == atom else f"{lifted}, here {atom}"
 
     if difference.kind == "only-generated":      # the reference refuses the step: a precondition is missing

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.model import Domain
-from domain_drafter.planning.grounding import GroundAction, Grounder, GroundingLimit, bits, show_atom
+from domain_drafter.planning.grounding import GroundAction, Grounder, GroundingLimit, bits, lift_atom, show_atom
 from domain_drafter.planning.state_space import explore, goal_masks
 
 DIAGNOSIS_BUDGET = 20_000        # states explored per problem before the relaxation decides
@@ -69,17 +69,6 @@ def _relaxed(actions: Sequence[GroundAction], init: int, skip_add: int = 0) -> i
     return reached
 
 
-def _lift(atom: str, key: tuple[str, ...], domain: Domain) -> str:
-    schema = domain.action_map.get(key[0])
-    if schema is None:
-        return atom
-    names: dict[str, str] = {}
-    for param, obj in zip(schema.parameters, key[1:]):
-        names.setdefault(obj, param.name if param.name.startswith("?") else f"?{param.name}")
-    words = atom.replace("(", " ( ").replace(")", " ) ").split()
-    return " ".join(names.get(w, w) for w in words).replace("( ", "(").replace(" )", ")")
-
-
 def reachability(domain: Domain, problems: Sequence[ProblemFile], *, budget: int = DIAGNOSIS_BUDGET,
                  time_limit_s: float = DIAGNOSIS_TIME_S) -> tuple[Reachability, ...]:
     """Per problem, what `domain` can never do there (see the module's docstring)."""
@@ -118,10 +107,10 @@ def reachability(domain: Domain, problems: Sequence[ProblemFile], *, budget: int
                 missing = g.pre & ~ever
                 if missing:
                     atom = show_atom(index.decode(missing & -missing)[0])
-                    reasons[_lift(atom, g.key, domain)] += 1
+                    reasons[lift_atom(atom, g.key, domain)] += 1
                 elif space.complete and g.neg & always:
                     atom = show_atom(index.decode((g.neg & always) & -(g.neg & always))[0])
-                    reasons[_lift(f"(not {atom})", g.key, domain)] += 1
+                    reasons[lift_atom(f"(not {atom})", g.key, domain)] += 1
                 elif space.complete and any(g.applicable(s) for s in space.states):
                     break
                 elif not space.complete:

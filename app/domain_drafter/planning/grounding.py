@@ -64,6 +64,19 @@ def show_atom(atom: GroundAtom) -> str:
     return f"({' '.join(atom)})"
 
 
+def lift_atom(atom: str, key: Key, domain: Domain) -> str:
+    """A ground atom "(clear b)" of the step `key`, written over the parameters of the domain's action where an
+    object is bound to one (by position, the first parameter bound to it): "(clear ?x)"; other objects stay."""
+    schema = domain.action_map.get(key[0])
+    if schema is None:
+        return atom
+    names: dict[str, str] = {}
+    for param, obj in zip(schema.parameters, key[1:]):
+        names.setdefault(obj, param.name if param.name.startswith("?") else f"?{param.name}")
+    words = atom.replace("(", " ( ").replace(")", " ) ").split()
+    return " ".join(names.get(w, w) for w in words).replace("( ", "(").replace(" )", ")")
+
+
 def show_step(key: Key) -> str:
     return f"({' '.join(key)})"
 

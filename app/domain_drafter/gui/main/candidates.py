@@ -123,6 +123,7 @@ class MainCandidates(QObject):
         self.panel.picked.connect(self.pick)
         window.state.target_changed.connect(self._on_target_changed)
         state = window.state
+
         def can_draft() -> bool:
             return (not window.runner.busy and state.has_target and state.model is not None
                     and not state.generate_blocker())
@@ -135,44 +136,38 @@ class MainCandidates(QObject):
 
     def draft(self) -> TaskWorker | None:
         """Start the batch for the selected action with the settings' N and mode; None if it cannot start now."""
-        window, state = self.window, self.window.state
-        entry = state.model
-        if not state.has_target or entry is None or window.runner.busy:
-            return None
-        assert state.bundle is not None
+        state = self.window.state
         options = state.settings.candidate_options()
-        worker = TaskWorker(candidates_job, state.models, entry, state.bundle, state.action, state.evaluator,
-                            list(state.bundles), state.draft_options(), options, state.prompt_template(),
-                            self.panel.feed.judged.emit, kind=JobKind.GENERATE)
-        worker.signals.finished.connect(self._on_ranked)
-        self.target = (str(state.bundle.path), state.action)
         how = "sampled from one prompt" if options.sampled else "one per prompt seed"
-        self.panel.start(f"Drafting {options.n} candidates for {state.bundle.name} / {state.action} ({how})…")
-        self.dock.show()
-        window.result_panel.clear(f"Drafting {options.n} candidates with {entry.name}…")
-        if not window.start_job(worker):   # the window's one job mechanism (its runner, progress, Stop)
-            return None
-        return worker
+        return self._start(candidates_job, options, self._on_ranked,
+                           f"Drafting {options.n} candidates for {{what}} ({how})…",
+                           f"Drafting {options.n} candidates with {{model}}…")
 
     def search(self) -> TaskWorker | None:
         """Draft until proven: the search with the settings' budget; its answers fill the list as they are judged."""
+        search = self.window.state.settings.search_options()
+        return self._start(search_job, search, self._on_searched,
+                           f"Drafting {{what}} until an answer is proven Equivalent (at most {search.budget} model "
+                           f"calls, feedback: {search.feedback.value})…",
+                           "Searching with {model}: each answer is judged, and the best is expanded with its "
+                           "feedback…")
+
+    def _start(self, job: Callable, options: object, on_finished: Callable, title: str, note: str) -> TaskWorker | None:
+        """Run `job` (candidates_job or search_job) for the selected action; its answers fill the list as judged."""
         window, state = self.window, self.window.state
         entry = state.model
         if not state.has_target or entry is None or window.runner.busy:
             return None
         assert state.bundle is not None
-        search = state.settings.search_options()
-        worker = TaskWorker(search_job, state.models, entry, state.bundle, state.action, state.evaluator,
-                            list(state.bundles), state.draft_options(), search, state.prompt_template(),
+        worker = TaskWorker(job, state.models, entry, state.bundle, state.action, state.evaluator,
+                            list(state.bundles), state.draft_options(), options, state.prompt_template(),
                             self.panel.feed.judged.emit, kind=JobKind.GENERATE)
-        worker.signals.finished.connect(self._on_searched)
+        worker.signals.finished.connect(on_finished)
         self.target = (str(state.bundle.path), state.action)
-        self.panel.start(f"Drafting {state.bundle.name} / {state.action} until an answer is proven Equivalent "
-                         f"(at most {search.budget} model calls, feedback: {search.feedback.value})…")
+        self.panel.start(title.format(what=f"{state.bundle.name} / {state.action}"))
         self.dock.show()
-        window.result_panel.clear(f"Searching with {entry.name}: each answer is judged, and the best is expanded "
-                                  "with its feedback…")
-        if not window.start_job(worker):
+        window.result_panel.clear(note.format(model=entry.name))
+        if not window.start_job(worker):   # the window's one job mechanism (its runner, progress, Stop)
             return None
         return worker
 
