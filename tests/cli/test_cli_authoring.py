@@ -119,6 +119,10 @@ def test_draft_domain_with_the_tiny_model_saves_a_folder_that_loads_back(capsys,
     assert [a["action"] for a in data["actions"]] == list(bundles["blocksworld"].action_names)
     assert all(a["class"] in ("Syntax error", "Semantic error") for a in data["actions"])
     assert data["verdict"] == "Incomplete" and data["failed_checks"] == list(bundles["blocksworld"].action_names)
+    # the domain's tests run on the drafted domain, reported per action (every action has cases about it)
+    assert list(data["tests"]) == list(bundles["blocksworld"].action_names)
+    assert all(row["total"] > 0 and row["passed"] + len(row["failing"]) == row["total"]
+               for row in data["tests"].values())
     bundle = load_bundle_path(out_dir)
     read_domain((out_dir / "domain.pddl").read_text())          # parses on its own
     assert bundle.require_descriptions() and len(bundle.problems) == 2
@@ -134,6 +138,7 @@ def test_draft_domain_text_report_and_a_used_out_folder(capsys, tiny_model, tmp_
     for action in ("move", "pick", "drop"):
         assert f"  {action} " in out
     assert "ARE total" in out and f"saved: {out_dir}" in out
+    assert "domain tests (tests.toml) on the drafted domain, per action:" in out and "cases pass" in out
     assert [a.name for a in load_bundle_path(out_dir).domain.actions] == ["move", "pick", "drop"]
     code, _, err = run(capsys, "draft-domain", "gripper", "--out", out_dir, "--model", tiny_model)
     assert code == 2 and "not an empty folder" in err

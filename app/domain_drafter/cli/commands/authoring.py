@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from domain_drafter.cli.options import (
     add_draft_options,
@@ -16,6 +17,9 @@ from domain_drafter.cli.options import (
     verdict_exit_code,
 )
 from domain_drafter.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.presentation import format_comparison
 
 
@@ -120,18 +124,49 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
                   flush=True)
         result = draft_domain(bundle, backend, judge, load_bundled(), options, workspace=workspace,
                               on_action=on_action)
-    load_bundle_path(out)   # what we wrote must load back; an error here is ours, and says where
+    drafted = load_bundle_path(out)   # what we wrote must load back; an error here is ours, and says where
+    per_action = _cases_per_action(bundle, drafted)
     if args.json:
         data = result.to_dict()
         data["out"] = str(out)
+        data["tests"] = per_action
         print(json.dumps(data, indent=2))
     else:
         print(format_comparison(result.comparison, bundle))
         print(f"  ARE total {result.are_total} over {result.are_defined} of {len(result.outcomes)} actions")
         if result.failed:
             print(f"  left out of D' (failed the checks): {', '.join(result.failed)}")
+        if per_action:
+            print("  domain tests (tests.toml) on the drafted domain, per action:")
+            for name, row in per_action.items():
+                failing = f"; failing: {', '.join(row['failing'])}" if row["failing"] else ""
+                print(f"    {name:<20} {row['passed']}/{row['total']} cases pass{failing}")
         print(f"  saved: {out} (history in {out / 'history.json'})")
     return _exit_code(result.comparison)
+
+
+def _cases_per_action(source: DomainBundle, drafted: DomainBundle) -> dict:
+    """The source domain's tests run on the drafted domain: per action, the cases about it that pass and fail
+    ({} without a tests file). A case about several actions counts for each of them."""
+    if source.tests_file is None:
+        return {}
+    from domain_drafter.core.errors import DrafterError
+    from domain_drafter.core.tests_reader import load_tests
+    from domain_drafter.planning.domain_tests import run_tests
+    from domain_drafter.planning.tests_report import TestSettings
+
+    try:
+        tests = load_tests(drafted, path=source.tests_file)
+    except DrafterError as exc:
+        return {"error": {"passed": 0, "total": 0, "failing": [str(exc)]}}
+    report = run_tests(drafted.domain, tests, settings=TestSettings(planner=False))
+    by_name = {c.name: c for c in tests.cases}
+    out: dict[str, dict] = {}
+    for name in drafted.action_names:
+        results = [r for r in report.results if name in by_name[r.name].actions]
+        out[name] = {"passed": sum(1 for r in results if r.passed), "total": len(results),
+                     "failing": [r.name for r in results if not r.passed]}
+    return out
 
 
 # ---------------------------------------------------------------- describe
