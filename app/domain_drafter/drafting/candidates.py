@@ -115,7 +115,8 @@ def has_reference(bundle: DomainBundle, action: str) -> bool:
 
 
 # --- generation ---------------------------------------------------------------------------------
-def _decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
+def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
+    """The options' decoding, with the action's grammar when the options ask for it."""
     decoding = options.decoding
     if options.grammar:
         grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
@@ -245,7 +246,7 @@ def draft_candidates(bundle: DomainBundle, action: str, backend: GenerationBacke
     template = template or load_template()
     action = bundle.require_action(action)
     reference = has_reference(bundle, action) if reference is None else reference
-    decoding = _decoding(bundle, action, options)
+    decoding = draft_decoding(bundle, action, options)
     if sampled:
         temp = decoding.temperature if decoding.temperature > 0 else temperature
         decodings = [replace(decoding, temperature=temp, seed=options.seed + j) for j in range(n)]

@@ -30,12 +30,11 @@ from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.drafting.candidates import Candidate, has_reference, problems_solvable
+from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference, problems_solvable
 from domain_drafter.drafting.feedback import feedback_text
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
-from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
@@ -263,11 +262,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     if judge is None:
         reference = has_reference(bundle, action) if reference is None else reference
         judge = (reference_judge if reference else checks_judge)(bundle, action, evaluator, task)
-    decoding = draft.decoding
-    grammar = None
-    if draft.grammar:
-        grammar = ActionGrammar(bundle.domain, action, lock_signature=draft.lock_signature).to_gbnf()
-        decoding = replace(decoding, grammar=grammar)
+    decoding = draft_decoding(bundle, action, draft)
+    grammar = decoding.grammar if draft.grammar else None
     prompts = [build_prompt(bundle, action, pool, draft.description_class, draft.seed + j, draft.examples, template)
                for j in range(options.width)]
     started = time.perf_counter()
