@@ -16,6 +16,11 @@ def class_counts_text(counts: dict) -> str:
     return " ".join(f"{SHORT.get(k, k)}={counts.get(k, 0)}" for k in SHORT if counts.get(k, 0) or k != "error")
 
 
+def rate_text(per_min: float | None) -> str:
+    """' (3.2 answers/min)', or '' before the first answer of the session."""
+    return "" if per_min is None else f" ({per_min:.1f} answers/min)"
+
+
 def format_eta(seconds: float | None) -> str:
     if seconds is None:
         return "?"
@@ -39,8 +44,9 @@ class ProgressPrinter:
             final = p.evaluated == p.total or p.message in ("finished", "stopped", "starting")
             if final or now - self._last >= self.every_s or p.message.startswith("loading"):
                 self._last = now
-                self.stream.write(f"[bench] {p.evaluated}/{p.total} judged, {p.generated} generated, "
-                                  f"{class_counts_text(p.counts)}, eta {format_eta(p.eta_s)}"
+                self.stream.write(f"[bench] {p.evaluated}/{p.total} judged, {p.generated} generated"
+                                  f"{rate_text(p.answers_per_min)}, {class_counts_text(p.counts)}, "
+                                  f"eta {format_eta(p.eta_s)}"
                                   + (f" - {p.message}" if p.message else "") + "\n")
                 self.stream.flush()
             return
@@ -50,7 +56,8 @@ class ProgressPrinter:
             self._bar = tqdm(total=p.total, initial=p.evaluated, unit="task", file=self.stream, dynamic_ncols=True)
         if p.evaluated > self._bar.n:
             self._bar.update(p.evaluated - self._bar.n)
-        self._bar.set_postfix_str(f"gen {p.generated} {class_counts_text(p.counts)}", refresh=False)
+        self._bar.set_postfix_str(f"gen {p.generated}{rate_text(p.answers_per_min)} {class_counts_text(p.counts)}",
+                                  refresh=False)
         self._bar.refresh()
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
@@ -37,6 +37,14 @@ class Progress:
     elapsed_s: float = 0.0
     message: str = ""
     started_evaluated: int = 0   # evaluated before this session started (resume)
+    generated_now: int = 0       # answers written in this session
+
+    @property
+    def answers_per_min(self) -> float | None:
+        """Answers written per minute in this session (None before the first)."""
+        if self.generated_now <= 0 or self.elapsed_s <= 0:
+            return None
+        return self.generated_now * 60.0 / self.elapsed_s
 
     @property
     def eta_s(self) -> float | None:
@@ -63,8 +71,9 @@ def open_backend(model: ModelSpec, spec: ExperimentSpec):
     from domain_drafter.llm.factory import open_backend as open_any
 
     if model.endpoint:
-        key = os.environ.get(model.api_key_env) if model.api_key_env else None
-        return open_any(model.endpoint, api_key=key, prompt_format=model.prompt_format)
+        from domain_drafter.bench.generators import endpoint_backend
+
+        return endpoint_backend(model, model.endpoints[0], many=False)
     return open_any(str(model.model), n_ctx=spec.n_ctx, n_threads=spec.threads,
                     reuse_prompt_cache=spec.reuse_prompt_cache, prompt_format=model.prompt_format)
 
@@ -153,11 +162,16 @@ class EvaluationQueue:
 
 
 def run_experiment(spec: ExperimentSpec, out: str | Path, *, resume: bool = False, executor: str | None = None,
-                   workers: int | None = None, task: TaskState | None = None,
+                   workers: int | None = None, generators: int | None = None, task: TaskState | None = None,
                    on_progress: Callable[[Progress], None] | None = None) -> RunSummary:
-    """Run (or continue) `spec` into the results file `out`; returns what was done. Cancel via `task`."""
-    from domain_drafter.bench.executors import open_executor
+    """Run (or continue) `spec` into the results file `out`; returns what was done. Cancel via `task`.
 
+    generators: processes that generate with a local model (default: the spec's, else cores // threads).
+    A model with endpoints is served by `parallel` requests per endpoint instead; with a Dask `executor`
+    those requests (and the judging) run on the cluster."""
+    from domain_drafter.bench.executors import DASK_PREFIX, open_executor
+
+    n_generators, _ = generator_count(spec, generators)
     store, run_id = prepare_store(spec, out, resume)
     t0 = time.perf_counter()
     with store:
@@ -170,7 +184,7 @@ def run_experiment(spec: ExperimentSpec, out: str | Path, *, resume: bool = Fals
         def report(message: str = "") -> None:
             if on_progress is not None:
                 on_progress(Progress(total, state["generated"], state["evaluated"], dict(counts),
-                                     time.perf_counter() - t0, message, started_evaluated))
+                                     time.perf_counter() - t0, message, started_evaluated, state["generated_now"]))
 
         def on_stored(result: dict) -> None:
             cls = result.get("class") or "error"
@@ -191,7 +205,9 @@ def run_experiment(spec: ExperimentSpec, out: str | Path, *, resume: bool = Fals
                     if not pending:
                         continue
                     report(f"loading {model.name}")
-                    _generate_model(spec, model, pending, store, evaluations, state, report, task)
+                    _generate_model(spec, model, pending, store, evaluations, state, report, task,
+                                    generators=n_generators, executor=pool,
+                                    on_dask=bool(executor and executor.startswith(DASK_PREFIX)))
                 report("judging the last answers")
                 evaluations.drain(task)
             except Cancelled:
@@ -217,138 +233,112 @@ def _class_counts(store: ResultsStore) -> dict[str, int]:
     return {r[0]: r[1] for r in rows}
 
 
-def _generate_model(spec, model, pending, store, evaluations, state, report, task) -> None:
-    """Load `model` once and write the answers of its pending tasks: `spec.batch` in flight at a time
-    where the backend decodes batches (llama.cpp), else in a row."""
-    from domain_drafter.core.bundle import load_bundle, load_bundled
-    from domain_drafter.core.descriptions import DescriptionClass
-    from domain_drafter.core.prompt import build_prompt, load_template
-    from domain_drafter.llm.backend import DecodingOptions
-    from domain_drafter.llm.grammar import ActionGrammar
+def machine_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # macOS, Windows
+        return os.cpu_count() or 1
 
-    template = load_template()
-    bundles = {name: load_bundle(name) for name in {r["domain"] for r in pending}}
-    pool = list({b.name: b for b in [*load_bundled(), *bundles.values()]}.values())
-    grammars: dict[tuple[str, str], str] = {}
 
-    def prepared(row):
-        """The row's prompt and decoding options."""
-        bundle = bundles[row["domain"]]
-        cls = DescriptionClass.parse(row["description_class"])
-        decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
-        prompt = build_prompt(bundle, row["action"], pool, cls, row["seed"], spec.examples, template)
-        if row["grammar"]:
-            ident = (bundle.name, row["action"])
-            if ident not in grammars:
-                grammars[ident] = ActionGrammar(bundle.domain, row["action"], lock_signature=True).to_gbnf()
-            decoding = replace(decoding, grammar=grammars[ident])
-        return prompt, decoding
+def generator_count(spec: ExperimentSpec, requested: int | None = None) -> tuple[int, str | None]:
+    """How many generator processes a local model gets, and a warning when that oversubscribes the cores.
 
-    def store_answer(row, prompt, generation, backend, batch: int) -> None:
-        store.store_generation(row["key"], generation.text, _prompt_record(prompt),
-                               {"backend": backend.name, "prompt_format": model.prompt_format, "batch": batch,
-                                "stats": generation.stats.__dict__})
-        evaluations.submit(row["key"], row["domain"], row["action"], generation.text)
-        written(row)
+    `requested` (the CLI's --generators) wins over the spec's `generators`; the default fills the machine,
+    cores // threads (one when `threads` is left to llama.cpp, which then takes half the cores itself)."""
+    cores = machine_cores()
+    n = requested if requested is not None else spec.generators
+    if n is None:
+        n = max(1, cores // spec.threads) if spec.threads else 1
+    if n < 1:
+        raise UsageError(f"--generators must be at least 1, got {n}")
+    if n > 1 and spec.batch > 1:
+        raise UsageError("--generators and --batch cannot be combined: a batch decodes its answers in one "
+                         "llama.cpp context of one process", hint="use one of them (--batch 1 is the default)")
+    threads = spec.threads or 1
+    warning = (f"{n} generators x {threads} thread(s) on {cores} core(s): they will share the cores and be slower "
+               f"than {max(1, cores // threads)}") if n * threads > cores else None
+    return n, warning
 
-    def written(row) -> None:
+
+def _generate_model(spec, model, pending, store, evaluations, state, report, task, *, generators: int = 1,
+                    executor=None, on_dask: bool = False) -> None:
+    """Write the answers of `model`'s pending tasks. In this process (one local generator, or one endpoint with
+    one request at a time), else through generator slots (`generator_slots`), handed one task at a time."""
+    from domain_drafter.bench.dispatch import draft_in_parallel
+    from domain_drafter.bench.drafter import TaskDrafter, row_dict
+
+    rows = {r["key"]: row_dict(r) for r in pending}
+
+    def store_drafted(drafted) -> None:
+        row = rows[drafted.key]
+        store.store_generation(drafted.key, drafted.answer, drafted.prompt, drafted.generation)
+        if drafted.evaluation is None:
+            evaluations.submit(drafted.key, row["domain"], row["action"], drafted.answer)
+        else:
+            evaluations.store_result(drafted.key, drafted.evaluation)
         state["generated"] += 1
         state["generated_now"] += 1
         evaluations.harvest(0.0)
-        report(f"{model.name}: {row['domain']}/{row['action']}")
+        report(f"{drafted.generation.get('generator') or model.name}: {row['domain']}/{row['action']}")
 
-    corrective = _CorrectiveDrafts(spec, pool, template) if spec.retries > 0 else None
-    strategy_of = spec.strategy_of()
-    searched = [r for r in pending if strategy_of.get(r["system"], "one-shot") != "one-shot"]
-    strategies = None
-    if searched:
-        from domain_drafter.bench.strategies import StrategyDrafts
-
-        strategies = StrategyDrafts(spec, pool, template)
+    slots, endpoints = generator_slots(spec, model, generators, executor if on_dask else None)
+    if slots:
+        draft_in_parallel(slots, list(rows.values()), store_drafted, task=task, idle=lambda: evaluations.harvest(0.0),
+                          endpoints=endpoints, on_note=report)
+        return
+    drafter = TaskDrafter(spec, model)
+    searching = spec.retries > 0 or any(s != "one-shot" for s in spec.strategies)
     with open_backend(model, spec) as backend:
         try:
-            if corrective is None and strategies is None and spec.batch > 1 and hasattr(backend, "generate_stream"):
-                _generate_batched(backend, spec.batch, pending, prepared, store_answer, evaluations, task)
+            if not searching and spec.batch > 1 and hasattr(backend, "generate_stream"):
+                _generate_batched(backend, spec.batch, list(rows.values()), drafter, store_drafted,
+                                  evaluations, task)
                 return
-            for row in pending:
+            for row in rows.values():
                 if task is not None:
                     task.check_cancelled()
-                strategy = strategy_of.get(row["system"], "one-shot")
-                if strategies is not None and strategy != "one-shot":
-                    bundle = bundles[row["domain"]]
-                    cls = DescriptionClass.parse(row["description_class"])
-                    decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
-                    strategies.run(row, strategy, bundle, cls, decoding, backend, store, evaluations, task)
-                    written(row)
-                    continue
-                if corrective is not None:
-                    bundle = bundles[row["domain"]]
-                    cls = DescriptionClass.parse(row["description_class"])
-                    decoding = DecodingOptions(max_tokens=spec.max_tokens, seed=row["seed"])
-                    corrective.run(row, bundle, cls, decoding, backend, store, evaluations, task)
-                    written(row)
-                    continue
-                prompt, decoding = prepared(row)
-                generation = backend.generate(prompt.text, decoding, task=task,
-                                              on_token=evaluations.harvest_now_and_then)
-                if generation.stats.stop_reason == "cancelled":
-                    raise Cancelled()
-                store_answer(row, prompt, generation, backend, 1)
+                store_drafted(drafter.draft(row, backend, task, on_token=evaluations.harvest_now_and_then))
         finally:
-            if corrective is not None:
-                corrective.close()
-            if strategies is not None:
-                strategies.close()
+            drafter.close()
 
 
-def _generate_batched(backend, batch, pending, prepared, store_answer, evaluations, task) -> None:
+def generator_slots(spec: ExperimentSpec, model: ModelSpec, generators: int, dask_executor=None):
+    """The generator slots of `model` and its endpoints' health records; ([], []) means: in this process."""
+    from domain_drafter.bench.generators import DaskGenerator, Endpoint, EndpointGenerator, ProcessGenerator
+
+    if model.endpoint:
+        endpoints = [Endpoint(url) for url in model.endpoints]
+        if dask_executor is not None:
+            return [DaskGenerator(dask_executor, spec, model, e, s + 1) for e in endpoints
+                    for s in range(model.parallel)], endpoints
+        if len(endpoints) == 1 and model.parallel == 1:
+            return [], []
+        return [EndpointGenerator(spec, model, e, s + 1, many=True) for e in endpoints
+                for s in range(model.parallel)], endpoints
+    if generators <= 1:
+        return [], []
+    return [ProcessGenerator(spec, model, i + 1) for i in range(generators)], []
+
+
+def _generate_batched(backend, batch, rows, drafter, store_drafted, evaluations, task) -> None:
     """`batch` answers in flight in one llama.cpp batch; a finished slot takes the next task at once.
     Answers cut off by a cancel are not stored: their tasks stay pending for --resume."""
+    from domain_drafter.bench.drafter import Drafted, prompt_record
     from domain_drafter.llm.batch import BatchRequest
 
     def requests():
-        for row in pending:
-            prompt, decoding = prepared(row)
+        for row in rows:
+            prompt, decoding = drafter.prepared(row)
             yield BatchRequest(prompt.text, decoding, (row, prompt), None, evaluations.harvest_now_and_then)
 
     def on_done(request, generation) -> None:
         if generation.stats.stop_reason != "cancelled":
             row, prompt = request.tag
-            store_answer(row, prompt, generation, backend, batch)
+            store_drafted(Drafted(row["key"], generation.text, prompt_record(prompt),
+                                  {"backend": backend.name, "prompt_format": drafter.model.prompt_format,
+                                   "batch": batch, "stats": generation.stats.__dict__}))
 
     backend.generate_stream(requests(), on_done, n_slots=batch, task=task)
     if task is not None:
         task.check_cancelled()
-
-
-class _CorrectiveDrafts:
-    """Tasks with retries: each verdict is needed before the next prompt, so they are judged here."""
-
-    def __init__(self, spec, pool, template):
-        from domain_drafter.bench.worker import bench_options
-        from domain_drafter.planning.evaluate import Evaluator
-
-        self.spec, self.pool, self.template = spec, pool, template
-        self.evaluator = Evaluator(bench_options(spec.k, spec.time_limit_s, spec.equivalence))
-
-    def run(self, row, bundle, cls, decoding, backend, store, evaluations, task) -> None:
-        from domain_drafter.drafting.loop import DraftOptions, Feedback, draft_action
-
-        options = DraftOptions(description_class=cls, seed=row["seed"], examples=self.spec.examples,
-                               decoding=decoding, grammar=bool(row["grammar"]), retries=self.spec.retries,
-                               feedback=Feedback(self.spec.feedback))
-        draft = draft_action(bundle, row["action"], backend, self.evaluator, self.pool, options,
-                             template=self.template, task=task)
-        final = draft.rounds[-1]
-        store.store_generation(row["key"], final.generation.text, _prompt_record(draft.prompt),
-                               {"backend": backend.name, "rounds": [r.to_dict() for r in draft.rounds]})
-        evaluations.store_result(row["key"], final.evaluation.to_dict())
-
-    def close(self) -> None:
-        self.evaluator.close()
-
-
-def _prompt_record(prompt) -> dict:
-    data = prompt.to_dict()
-    data.pop("text", None)   # rebuilt exactly from the seed; keeps the file small
-    return data

@@ -25,28 +25,41 @@ from domain_drafter.llm.backend import PROMPT_FORMATS
 # With llama.cpp's repacked weights B >= 4 also changed 4 of 8 greedy answers. So one at a time.
 DEFAULT_BATCH = 1
 
-_MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env", "prompt_format"}
+_MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env", "prompt_format", "parallel", "timeout_s"}
+# How a model is served, not what it answers: left out of the fingerprint (like workers and threads).
+_SERVING_KEYS = ("parallel", "timeout_s")
 _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", "first_seed", "examples", "k",
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
-             "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search"}
+             "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search", "generators"}
 STRATEGIES = ("one-shot", "retries", "best-of", "search")
 _SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s"}
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """One model: a registry name or GGUF path (`model`), or an OpenAI-compatible `endpoint`."""
+    """One model: a registry name or GGUF path (`model`), or OpenAI-compatible endpoint(s).
+
+    `endpoint` is one URL or a tuple of them (servers of the same model): tasks go to whichever is free,
+    `parallel` requests at a time per endpoint; a request waits at most `timeout_s` for the server."""
 
     name: str
     model: str | None = None
-    endpoint: str | None = None
+    endpoint: str | tuple[str, ...] | None = None
     size_b: float | None = None        # parameters in billions, for the "class shares vs size" figure
     api_key_env: str | None = None     # environment variable holding the endpoint's key (never the key)
     prompt_format: str = "completion"  # "completion" (the paper's) or "chat" (the model's chat template)
+    parallel: int = 1                  # requests in flight per endpoint (a server started with --parallel)
+    timeout_s: float = 120.0           # how long one request may wait for its server
+
+    @property
+    def endpoints(self) -> tuple[str, ...]:
+        if not self.endpoint:
+            return ()
+        return (self.endpoint,) if isinstance(self.endpoint, str) else tuple(self.endpoint)
 
     @property
     def source(self) -> str:
-        return self.endpoint if self.endpoint else str(self.model)
+        return ", ".join(self.endpoints) if self.endpoint else str(self.model)
 
 
 @dataclass(frozen=True)
@@ -75,6 +88,7 @@ class ExperimentSpec:
     description: str = ""
     strategies: tuple[str, ...] = ("one-shot",)   # how each task's answer is found (bench/strategies.py)
     search: dict = field(default_factory=dict)    # the [search] table: budget, width, children, feedback, ...
+    generators: int | None = None      # generator processes for a local model (None: cores // threads)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -82,8 +96,10 @@ class ExperimentSpec:
             data.pop("strategies")
             data.pop("search")
         # prompt_format "completion" is left out so that specs written before it existed keep their fingerprint
-        data["models"] = [{k: v for k, v in asdict(m).items()
-                           if v is not None and not (k == "prompt_format" and v == "completion")}
+        defaults = ModelSpec("")
+        data["models"] = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(m).items()
+                           if v is not None and not (k in ("prompt_format", *_SERVING_KEYS)
+                                                     and v == getattr(defaults, k))}
                           for m in self.models]
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in data.items() if v is not None}
 
@@ -93,8 +109,11 @@ class ExperimentSpec:
         (workers and threads do not count). A batch above 1 counts: with llama.cpp's repacked CPU
         weights, decoding 4+ sequences together rounds differently and can flip a greedy near-tie."""
         data = self.to_dict()
-        for key in ("workers", "threads", "description"):
+        for key in ("workers", "threads", "description", "generators"):
             data.pop(key, None)
+        for model in data["models"]:
+            for key in _SERVING_KEYS:
+                model.pop(key, None)
         if data.get("batch") == 1:
             data.pop("batch")   # one at a time: the fingerprint of specs written before `batch` existed
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
@@ -171,6 +190,50 @@ def _search_table(raw: Any, fail) -> dict:
     return out
 
 
+def _model_spec(raw: Any, i: int, fail, source) -> ModelSpec:
+    """The i-th (1-based) [[models]] table, checked; errors point at its line."""
+    def bad(what: str, key: str | None = None, hint: str | None = None):
+        if source is not None:
+            raise source.fail_item(f"models entry {i}: {what}", "models", i - 1, key, hint=hint)
+        fail(f"models entry {i}: {what}", hint)
+
+    if not isinstance(raw, dict):
+        fail(f"models entry {i} is not a table")
+    unknown = set(raw) - _MODEL_KEYS
+    if unknown:
+        bad("unknown key(s) " + ", ".join(sorted(unknown)), sorted(unknown)[0],
+            "valid keys: " + ", ".join(sorted(_MODEL_KEYS)))
+    if bool(raw.get("model")) == bool(raw.get("endpoint")):
+        bad("needs exactly one of 'model' (registry name or GGUF path) or 'endpoint' (a URL or a list of URLs)")
+    endpoint = raw.get("endpoint")
+    if isinstance(endpoint, list):
+        if not all(isinstance(u, str) and u.strip() for u in endpoint) or len(set(endpoint)) != len(endpoint):
+            bad("'endpoint' must be a URL or a list of distinct URLs", "endpoint",
+                'e.g. endpoint = ["http://gpu1:8080", "http://gpu2:8080"]')
+        endpoint = tuple(u.strip() for u in endpoint)
+    elif endpoint is not None and not isinstance(endpoint, str):
+        bad(f"'endpoint' must be a URL or a list of URLs, not {endpoint!r}", "endpoint")
+    for url in (endpoint,) if isinstance(endpoint, str) else endpoint or ():
+        if not url.lower().startswith(("http://", "https://")):
+            bad(f"endpoint {url!r} is not an http(s) URL", "endpoint", "e.g. http://127.0.0.1:8080")
+    prompt_format = raw.get("prompt_format", "completion")
+    if prompt_format not in PROMPT_FORMATS:
+        bad(f"prompt_format must be one of {', '.join(PROMPT_FORMATS)}, not {prompt_format!r}", "prompt_format")
+    parallel = raw.get("parallel", 1)
+    if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel < 1:
+        bad(f"'parallel' must be a whole number of at least 1, not {parallel!r}", "parallel",
+            "the requests one endpoint serves at once (llama.cpp's server: its --parallel)")
+    if "parallel" in raw and not endpoint:
+        bad("'parallel' is for endpoints; a local model's processes are --generators", "parallel")
+    timeout_s = raw.get("timeout_s", 120.0)
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or timeout_s <= 0:
+        bad(f"'timeout_s' must be a positive number of seconds, not {timeout_s!r}", "timeout_s")
+    name = str(raw.get("name") or Path(str(raw.get("model") or (endpoint if isinstance(endpoint, str)
+                                                                 else endpoint[0]))).stem)
+    return ModelSpec(name, raw.get("model"), endpoint, raw.get("size_b"), raw.get("api_key_env"), prompt_format,
+                     parallel, float(timeout_s))
+
+
 def system_name(model: str, grammar: bool, strategy: str = "one-shot") -> str:
     """The column a (model, decoding mode, strategy) gets in the tables; one-shot is the paper's (no suffix)."""
     name = f"{model} +grammar" if grammar else model
@@ -219,22 +282,7 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None, source
     models_raw = data.get("models")
     if not isinstance(models_raw, list) or not models_raw:
         fail("the spec needs at least one [[models]] table", 'add [[models]] name = "gemma" model = "default"')
-    models = []
-    for i, raw in enumerate(models_raw, start=1):
-        if not isinstance(raw, dict):
-            fail(f"models entry {i} is not a table")
-        bad = set(raw) - _MODEL_KEYS
-        if bad:
-            fail(f"models entry {i}: unknown key(s) " + ", ".join(sorted(bad)),
-                 "valid keys: " + ", ".join(sorted(_MODEL_KEYS)))
-        if bool(raw.get("model")) == bool(raw.get("endpoint")):
-            fail(f"models entry {i} needs exactly one of 'model' (registry name or GGUF path) or 'endpoint' (URL)")
-        name = str(raw.get("name") or Path(str(raw.get("model") or raw.get("endpoint"))).stem)
-        prompt_format = raw.get("prompt_format", "completion")
-        if prompt_format not in PROMPT_FORMATS:
-            fail(f"models entry {i}: prompt_format must be one of {', '.join(PROMPT_FORMATS)}, not {prompt_format!r}")
-        models.append(ModelSpec(name, raw.get("model"), raw.get("endpoint"), raw.get("size_b"),
-                                raw.get("api_key_env"), prompt_format))
+    models = [_model_spec(raw, i, fail, source) for i, raw in enumerate(models_raw, start=1)]
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         fail("two models share a name: " + ", ".join(sorted({n for n in names if names.count(n) > 1})))
@@ -258,14 +306,18 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None, source
     for key, kind in (("prompts_per_action", int), ("first_seed", int), ("examples", int), ("k", int),
                       ("time_limit_s", float), ("retries", int), ("workers", int), ("max_tokens", int),
                       ("n_ctx", int), ("threads", int), ("reuse_prompt_cache", bool), ("feedback", str),
-                      ("equivalence", str), ("batch", int)):
+                      ("equivalence", str), ("batch", int), ("generators", int)):
         if key in data:
             value = data[key]
             if kind is float and isinstance(value, int):
                 value = float(value)
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-                fail(f"'{key}' must be {kind.__name__}, not {value!r}")
+                fail(f"'{key}' must be {kind.__name__}, not {value!r}", None, (key,))
             fields[key] = value
+    if fields.get("generators", 1) < 1:
+        fail(f"'generators' must be at least 1, not {fields['generators']}",
+             "one generator process per `threads` cores fills the machine; leave it out for that default",
+             ("generators",))
     if fields.get("prompts_per_action", 1) < 1 or fields.get("workers", 1) < 1 or fields.get("batch", 1) < 1:
         fail("prompts_per_action, workers and batch must be at least 1")
     strategies = listed("strategies", ("one-shot",))

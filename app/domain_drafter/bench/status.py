@@ -27,7 +27,38 @@ def run_status(path: Path) -> dict:
             "by_status": store.status_counts(),
             "by_system": by_system,
             "equivalents": _equivalents(store),
+            "speed": speed(store),
+            "by_generator": _by_generator(store),
         }
+
+
+RECENT_ANSWERS = 50      # the speed is measured over at most this many of the latest answers ...
+SESSION_GAP_S = 600.0    # ... written without a pause longer than this (a stopped and resumed run)
+
+
+def speed(store: ResultsStore) -> dict | None:
+    """Answers per minute over the latest answers of the last session, and the time left at that speed."""
+    times = [t for (t,) in store.db.execute(
+        "SELECT generated_at FROM tasks WHERE generated_at IS NOT NULL ORDER BY generated_at DESC LIMIT ?",
+        (RECENT_ANSWERS,))]
+    streak = times[:1]
+    for t in times[1:]:
+        if streak[-1] - t > SESSION_GAP_S:
+            break
+        streak.append(t)
+    if len(streak) < 2 or streak[0] <= streak[-1]:
+        return None
+    per_min = (len(streak) - 1) * 60.0 / (streak[0] - streak[-1])
+    pending = store.count("pending")
+    return {"answers_per_min": round(per_min, 2), "over_answers": len(streak), "pending": pending,
+            "eta_s": round(pending * 60.0 / per_min, 1)}
+
+
+def _by_generator(store: ResultsStore) -> dict[str, int]:
+    """Answers per generator process or endpoint that wrote them (runs with several generators)."""
+    rows = store.db.execute("SELECT json_extract(generation, '$.generator'), COUNT(*) FROM tasks "
+                            "WHERE generation IS NOT NULL AND json_valid(generation) GROUP BY 1 ORDER BY 1")
+    return {name: n for name, n in rows if name}
 
 
 def _equivalents(store: ResultsStore) -> dict[str, dict[str, int]]:

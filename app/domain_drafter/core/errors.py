@@ -43,12 +43,24 @@ class DrafterError(Exception):
         self.hint = hint
         super().__init__(self.message)
 
+    def __reduce__(self):
+        """Pickle with every attribute (a Dask worker's error reaches the caller whole, whatever the subclass's
+        own constructor takes)."""
+        return (_rebuild_error, (type(self), dict(self.__dict__)))
+
     @property
     def message(self) -> str:
         text = f"{self.where}: {self.what}" if self.where is not None else self.what
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+def _rebuild_error(cls: type[DrafterError], state: dict) -> DrafterError:
+    error = cls.__new__(cls)
+    error.__dict__.update(state)
+    Exception.__init__(error, error.message)
+    return error
 
 
 class UsageError(DrafterError):

@@ -112,6 +112,25 @@ class TomlSource:
     def fail(self, what: str, *keys: str, hint: str | None = None) -> DomainError:
         return DomainError(what, where=self.where(*keys), hint=hint)
 
+    def where_item(self, array: str, index: int, key: str | None = None) -> SourceLocation:
+        """The line of `key` in the `index`-th (0-based) table of the array of tables `[[array]]`, or of that
+        table's header when the key is not written there."""
+        seen, header = -1, None
+        for full, number in self._defined:
+            if full == (array,):
+                seen += 1
+                if seen == index:
+                    header = number
+                elif seen > index:
+                    break
+            elif seen == index and key is not None and full == (array, key):
+                return SourceLocation(self.path, number, 1)
+        return SourceLocation(self.path, header, 1) if header is not None else self.where(array)
+
+    def fail_item(self, what: str, array: str, index: int, key: str | None = None, *,
+                  hint: str | None = None) -> DomainError:
+        return DomainError(what, where=self.where_item(array, index, key), hint=hint)
+
 
 def template_fields(template: str) -> set[str]:
     """The `{name}` fields of a template; ValueError saying what is wrong if it is not a plain template."""

@@ -48,14 +48,20 @@ def _apply_overrides(spec, args: argparse.Namespace):
 
 def cmd_bench_run(args: argparse.Namespace) -> int:
     from domain_drafter.bench.progress import ProgressPrinter
-    from domain_drafter.bench.runner import run_experiment
+    from domain_drafter.bench.runner import generator_count, run_experiment
     from domain_drafter.bench.spec import load_spec
 
     spec = _apply_overrides(load_spec(args.spec), args)
     out = Path(args.out) if args.out else Path(f"{spec.name}.sqlite")
     printer = ProgressPrinter(plain=True if args.plain else None)
     tasks = len(spec.tasks())
-    print(f"bench: {spec.name}: {tasks} tasks ({len(spec.systems())} system(s)) -> {out}", file=sys.stderr)
+    generators, warning = generator_count(spec, args.generators)
+    local = [m for m in spec.models if not m.endpoint]
+    print(f"bench: {spec.name}: {tasks} tasks ({len(spec.systems())} system(s)) -> {out}"
+          + (f"; {generators} generator process(es) per local model" if local and generators > 1 else ""),
+          file=sys.stderr)
+    if warning and local:
+        print(f"warning: {warning}", file=sys.stderr)
     timed_out = threading.Event()
     with cancel_on_sigint(sigterm=True, check=False) as task:
         def time_is_up() -> None:
@@ -68,7 +74,7 @@ def cmd_bench_run(args: argparse.Namespace) -> int:
             timer.start()
         try:
             summary = run_experiment(spec, out, resume=args.resume, executor=args.executor, workers=args.workers,
-                                     task=task, on_progress=printer)
+                                     generators=args.generators, task=task, on_progress=printer)
         finally:
             printer.close()
             if timer is not None:
@@ -156,6 +162,14 @@ def cmd_bench_status(args: argparse.Namespace) -> int:
         print(f"  {system}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     for system, counts in status["equivalents"].items():
         print(f"  {system}: Equivalent " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    if status["by_generator"]:
+        print("written by: " + ", ".join(f"{k} {v}" for k, v in status["by_generator"].items()))
+    if status["speed"]:
+        from domain_drafter.bench.progress import format_eta
+
+        fast = status["speed"]
+        print(f"speed: {fast['answers_per_min']:.1f} answers/min over the last {fast['over_answers']} answers; "
+              f"{fast['pending']} pending, eta {format_eta(fast['eta_s'])} at that speed")
     return 0
 
 
@@ -170,6 +184,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="continue the experiment already in --out")
     p.add_argument("--executor", default=None, help="'local' (default) or dask://HOST:PORT")
     p.add_argument("--workers", type=int, default=None, help="local evaluation processes (default: the spec's)")
+    p.add_argument("--generators", type=int, default=None,
+                   help="processes generating with a local model, each with its own loaded model and --threads "
+                        "cores (default: the spec's, else cores // threads); not part of the fingerprint")
     p.add_argument("--prompts-per-action", type=int, default=None, help="override the spec's prompts per action")
     p.add_argument("--first-seed", type=int, default=None,
                    help="override the spec's first prompt seed (a shard of seeds; see bench rejudge to merge)")
