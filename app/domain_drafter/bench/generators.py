@@ -44,6 +44,16 @@ class EndpointFailed(Exception):
         self.endpoint = endpoint
 
 
+def open_backend(model: ModelSpec, spec: ExperimentSpec):
+    """The model's backend: llama.cpp in this process, or its (first) OpenAI-compatible server."""
+    from domain_drafter.llm.factory import open_backend as open_any
+
+    if model.endpoint:
+        return endpoint_backend(model, model.endpoints[0], many=False)
+    return open_any(str(model.model), n_ctx=spec.n_ctx, n_threads=spec.threads,
+                    reuse_prompt_cache=spec.reuse_prompt_cache, prompt_format=model.prompt_format)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # generator processes
 
@@ -51,7 +61,6 @@ class EndpointFailed(Exception):
 def _generator_main(conn, spec: ExperimentSpec, model: ModelSpec, parent: int) -> None:
     """A generator process: load the model once, then draft each row the parent sends, until 'stop'."""
     from domain_drafter.bench.executors import _exit_with_parent
-    from domain_drafter.bench.runner import open_backend
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's: it stops the children
     _exit_with_parent(parent)

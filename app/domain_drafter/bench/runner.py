@@ -17,6 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from domain_drafter.bench.generators import open_backend
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
 from domain_drafter.bench.store import ResultsStore
 from domain_drafter.bench.worker import EvaluationJob, evaluate_job
@@ -64,18 +65,6 @@ class RunSummary:
     evaluated_now: int
     cancelled: bool
     counts: dict
-
-
-def open_backend(model: ModelSpec, spec: ExperimentSpec):
-    """The model's backend: llama.cpp in this process, or an OpenAI-compatible server."""
-    from domain_drafter.llm.factory import open_backend as open_any
-
-    if model.endpoint:
-        from domain_drafter.bench.generators import endpoint_backend
-
-        return endpoint_backend(model, model.endpoints[0], many=False)
-    return open_any(str(model.model), n_ctx=spec.n_ctx, n_threads=spec.threads,
-                    reuse_prompt_cache=spec.reuse_prompt_cache, prompt_format=model.prompt_format)
 
 
 def prepare_store(spec: ExperimentSpec, out: str | Path, resume: bool) -> tuple[ResultsStore, int]:
