@@ -131,6 +131,6 @@ def draft_in_parallel(generators: Sequence, rows: Sequence[dict], on_drafted: Ca
         for generator in generators:
             generator.close()
     if fatal is not None:
-        raise ModelError(fatal, hint="the answers so far are kept; fix the cause and run again with --resume")
+        raise ModelError(fatal)
     if task is not None:
         task.check_cancelled()

@@ -124,14 +124,15 @@ class ProcessGenerator:
             try:
                 if self._conn.poll(POLL_S):
                     return self._conn.recv()
-            except (EOFError, OSError):
-                pass
-            else:
-                if self._process.is_alive() and (deadline is None or time.monotonic() < deadline):
-                    continue
-            code = self._process.exitcode
-            raise GeneratorDied(f"{self.label} (pid {self.pid}) ended with exit code {code}" if code is not None
-                                else f"{self.label} (pid {self.pid}) did not load its model in {timeout_s:.0f} s")
+            except (EOFError, OSError):   # the pipe broke: the process is gone or going
+                break
+            if not self._process.is_alive():
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                self._kill()
+                raise GeneratorDied(f"{self.label} (pid {self.pid}) did not load its model in {timeout_s:.0f} s")
+        self._process.join(5)
+        raise GeneratorDied(f"{self.label} (pid {self.pid}) ended with exit code {self._process.exitcode}")
 
     def draft(self, row: dict, task: TaskState | None = None) -> Drafted:
         if not self._ready:
