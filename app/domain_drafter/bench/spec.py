@@ -204,7 +204,8 @@ def _model_spec(raw: Any, i: int, fail, source) -> ModelSpec:
         bad("unknown key(s) " + ", ".join(sorted(unknown)), sorted(unknown)[0],
             "valid keys: " + ", ".join(sorted(_MODEL_KEYS)))
     if bool(raw.get("model")) == bool(raw.get("endpoint")):
-        bad("needs exactly one of 'model' (registry name or GGUF path) or 'endpoint' (a URL or a list of URLs)")
+        bad("needs exactly one of 'model' (registry name or GGUF path) or 'endpoint' (a URL or a list of URLs)",
+            "endpoint" if "endpoint" in raw else None)
     endpoint = raw.get("endpoint")
     if isinstance(endpoint, list):
         if not all(isinstance(u, str) and u.strip() for u in endpoint) or len(set(endpoint)) != len(endpoint):
