@@ -35,7 +35,8 @@ def sentence(text: str) -> str:
 
 
 class AuthoringRunsMixin:
-    """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, say and after_change."""
+    """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, counterexample, say and
+    after_change."""
 
     def lease_source(self) -> Callable[[TaskState], ModelLease] | None:
         """Leases the model chosen now (a later switch applies to later jobs); None if there is none."""
@@ -117,6 +118,7 @@ class AuthoringRunsMixin:
             record(self.workspace, outcome, model, self._options, accept=False)
             final = outcome.evaluation
             name, verdict = outcome.name, final.subclass.value if final.subclass else "no verdict"
+            self.counterexample.show_result(final, name)
         self.after_change(name)
         self.say(f"Drafted {name}: {verdict}.")
 
