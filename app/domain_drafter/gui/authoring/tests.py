@@ -19,6 +19,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, SignalIn
 from PySide6.QtWidgets import QTabWidget
 
 from domain_drafter.core.domain_tests import EXPLORING_KINDS, CaseKind, free_case_name
+from domain_drafter.core.tests_files import tests_file_of
 from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.case_form import NewCaseDialog
@@ -28,7 +29,6 @@ from domain_drafter.gui.authoring.tests_jobs import (
     quick_fix_job,
     run_tests_job,
     save_case_job,
-    tests_file_of,
 )
 from domain_drafter.gui.panels.tests_panel import TestsPanel, case_rows
 from domain_drafter.gui.state.app_state import AppState
