@@ -15,9 +15,9 @@ from domain_drafter.drafting.candidates import (
     draft_candidates,
     has_reference,
     judge_candidate,
-    problems_solvable,
     rank_candidates,
 )
+from domain_drafter.drafting.judges import checks_judge, problems_solvable
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, make_stats
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
@@ -58,8 +58,8 @@ def evaluator(tmp_path_factory):
 
 
 def judged(bundle, texts, evaluator, reference):
-    cache: dict = {}
-    return [judge_candidate(bundle, "drop", j, j, False, generation(t), evaluator, reference, solvable_cache=cache)
+    judge = None if reference else checks_judge(bundle, "drop", evaluator)   # one judge for the batch
+    return [judge_candidate(bundle, "drop", j, j, False, generation(t), evaluator, reference, judge=judge)
             for j, t in enumerate(texts)]
 
 
@@ -78,6 +78,25 @@ def test_without_a_reference_checks_then_solvable_problems_then_agreement(withou
     assert broken.agreement == 0   # nothing parsed
     assert broken.subclass.result_class.rank == 0 and broken.solvable == ()
     assert best.to_dict()["solvable"] == [True, True] and best.to_dict()["rank"] == 1
+
+
+DROP_ANY_ROOM = DROP.replace(" (at-robby ?room)", "")             # solves every problem, fails one test
+DROP_KEEPS_CARRYING = DROP.replace(" (not (carry ?obj ?g))", "")   # solves every problem, fails nine tests
+
+
+def test_without_a_reference_the_domains_tests_rank_the_candidates_and_say_what_fails(without_drop, evaluator):
+    texts = [DROP_KEEPS_CARRYING, DROP_ANY_ROOM, DROP]
+    ranked = rank_candidates(judged(without_drop, texts, evaluator, reference=False))
+    assert [c.index for c in ranked] == [2, 1, 0]   # every one solves both problems: the tests decide
+    assert all(c.solvable == (True, True) and c.tests_total == 20 for c in ranked)
+    best, any_room, keeps = ranked
+    assert (best.tests_passed, any_room.tests_passed, keeps.tests_passed) == (20, 19, 11)
+    assert best.verdict == "passed the checks, 2/2 problems solvable, tests: 20 of 20 pass"
+    assert best.message == best.verdict and best.tests_words == ()
+    assert any_room.tests == "tests: 19 of 20 pass"
+    assert any_room.message.startswith(any_room.verdict + ". Test 'drop-needs-the-robot-there' (not_applicable) fails")
+    assert "the plan (pick ball1 rooma left) (drop ball1 roomb left) shows it" in any_room.message
+    assert any_room.to_dict()["tests_passed"] == 19
 
 
 def test_solvability_falls_back_to_kstar_when_the_exploration_cannot_finish(without_drop):

@@ -91,3 +91,29 @@ def test_writing_a_new_action_leaves_the_copy_alone_until_it_is_recorded(copy, t
     assert answer.check.passed and answer.model == tiny_backend.name
     attempt = record_new_action(copy, answer, options)                          # what the owner's thread does
     assert copy.entry("transfer").attempts[-1] == attempt and attempt.text == answer.answer
+
+
+def test_a_new_action_is_judged_by_the_problems_and_the_domains_tests(copy, tiny_backend, evaluator):
+    from domain_drafter.drafting.judges import checks_judge
+    from domain_drafter.drafting.new_action import provisional_bundle, record_new_action, write_new_action
+
+    options = DraftOptions(grammar=True)
+    bundle = provisional_bundle(copy)
+    judge = checks_judge(bundle, "transfer", evaluator)
+    prompt = new_action_prompt(copy, "transfer", load_bundled(), options)
+    answer = write_new_action(prompt, bundle.domain, "transfer", tiny_backend, options, judge=judge)
+    judged = answer.judgement
+    assert answer.check.passed and judged is not None
+    assert judged.tests_total == 20 and judged == judge(answer.answer)   # the gripper's cases, the same judge's word
+    assert answer.verdict.startswith("passed the checks, 2/2 problems solvable") and \
+        answer.verdict.endswith(f"tests: {judged.tests_passed} of 20 pass")
+    assert answer.message == " ".join([answer.verdict + ".", *judged.tests_words])
+    assert record_new_action(copy, answer, options).message == answer.message
+
+
+@pytest.fixture(scope="module")
+def evaluator():
+    from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
+
+    with Evaluator(EvaluationOptions(time_limit_s=20.0, use_verdict_cache=False)) as judge:
+        yield judge

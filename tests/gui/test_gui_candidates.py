@@ -83,6 +83,9 @@ def test_sampled_candidates_come_from_the_settings(qtbot, window, tiny_model):
     assert "sample seed" in window.candidates.panel.model.index(0, 0).data()
 
 
+GRIPPER_CASES = 20   # the bundled gripper's tests.toml
+
+
 def authoring_window(qtbot, workspace, tiny_model) -> AuthoringWindow:
     state = AppState(AppSettings(preload_model=False, candidates=3, max_new_tokens=60))
     state.set_model(ModelEntry(tiny_model.stem, tiny_model, tiny_model.stat().st_size, "path"))
@@ -133,8 +136,18 @@ def test_authoring_draft_n_of_a_new_action_ranks_without_a_reference(qtbot, tiny
     ranked = win.candidates.panel.model.candidates
     assert len(ranked) == 3 and all(c.evaluation is None for c in ranked)   # no reference: checks, problems
     assert all(c.passed_checks and c.solvable == (True, True) for c in ranked)  # the grammar held; adding keeps plans
+    model = win.candidates.panel.model
+    for row, c in enumerate(ranked):   # the domain's tests judged each one, and each row says how many pass
+        assert c.tests_total == GRIPPER_CASES and f"tests: {c.tests_passed} of {GRIPPER_CASES} pass" in \
+            model.index(row, 0).data()
     win.candidates.panel.pick(0)
     assert win.workspace.entry("transfer").attempts[-1].text == ranked[0].answer
+
+    assert run_authoring_job(qtbot, win, lambda: qtbot.mouseClick(win.draft_button, Qt.MouseButton.LeftButton)) \
+        == "finished"   # Draft on the new action: the same judge, its verdict in the attempt's message
+    attempt = win.workspace.entry("transfer").attempts[-1]
+    assert attempt.source == "model" and f"of {GRIPPER_CASES} pass" in attempt.message
+    assert f"of {GRIPPER_CASES} pass" in win.status.text()
     win.close()
 
 

@@ -28,7 +28,7 @@ file:line. Nothing is evaluated; the planning layer proves the cases.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -156,3 +156,11 @@ def show_step(step: Step) -> str:
 
 def tests_path(folder: Path) -> Path:
     return folder / TESTS_FILE
+
+
+def free_case_name(stem: str, taken: Collection[str]) -> str:
+    """`stem-1`, or the first `stem-N` that no case in `taken` has."""
+    number = 1
+    while f"{stem}-{number}" in taken:
+        number += 1
+    return f"{stem}-{number}"

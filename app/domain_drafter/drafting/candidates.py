@@ -11,22 +11,24 @@ A backend without these methods (the HTTP one) writes the answers one at a time.
 With a reference action every answer is judged by the Evaluator and the ranking is: Equivalent
 first, then by class (and subclass) order, then the smaller ARE. Without one (a new action, or a
 placeholder without conditions and effects) an answer gets the syntax and semantic checks against
-the domain's vocabulary, and the ranking is: checks passed, then how many of the domain's problems
-can still reach their goal with the candidate in the domain (explored state by state, K* when the
-exploration cannot finish), then agreement (how many candidates have the same canonical action).
-Agreement breaks the remaining ties in both cases, then the drafting order.
+the domain's vocabulary and the domain's tests, by the search's judge without a reference
+(drafting/judges.py, `checks_judge`), and the ranking is: checks passed, then how many of the domain's
+problems can still reach their goal with the candidate in the domain (explored state by state, K* when
+the exploration cannot finish) and how many of the domain's test cases pass, counted together as the
+search scores them; each candidate says "tests: 7 of 8 pass" and the failing cases in words. Then
+agreement (how many candidates have the same canonical action), which breaks the remaining ties in
+both cases, then the drafting order.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from domain_drafter.core.answers import CheckReport, check_answer
-from domain_drafter.core.bundle import DomainBundle, ProblemFile
+from domain_drafter.core.answers import CheckReport
+from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
-from domain_drafter.core.model import Domain, canonical_action
+from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-exported
@@ -35,14 +37,12 @@ from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-expor
     MAX_CANDIDATES,
     CandidateOptions,
 )
+from domain_drafter.drafting.judges import Judge, checked_verdict, checks_judge
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
-from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
 
-SOLVE_STATE_BUDGET = 50_000       # states explored per problem before K* decides reachability
-SOLVE_TIME_LIMIT_S = 2.0          # seconds of exploration per problem
 _WORST = 10**9
 
 
@@ -59,6 +59,9 @@ class Candidate:
     evaluation: EvaluationResult | None = None   # None without a reference
     solvable: tuple[bool | None, ...] = ()       # without a reference: per problem, goal reachable (None: unknown)
     agreement: int = 0                  # candidates with the same canonical action, itself included (0: none parsed)
+    tests_passed: int = 0               # without a reference: the domain's test cases that pass with it
+    tests_total: int = 0                # (0: the domain has no tests, or the answer failed the checks)
+    tests_words: tuple[str, ...] = ()   # the failing cases in words
     rank: int = 0                       # 1 = best, once ranked
     rank_key: tuple = field(default=(), compare=False)
     score: float | None = None          # the agreement score (METHOD 6b), where the search gave one
@@ -77,6 +80,11 @@ class Candidate:
         return sum(1 for s in self.solvable if s)
 
     @property
+    def tests(self) -> str:
+        """`tests: 7 of 8 pass` (empty when no tests were run)."""
+        return f"tests: {self.tests_passed} of {self.tests_total} pass" if self.tests_total else ""
+
+    @property
     def canonical(self) -> str | None:
         return canonical_action(self.check.action) if self.check.action is not None else None
 
@@ -87,23 +95,22 @@ class Candidate:
             return self.evaluation.subclass.value if self.evaluation.subclass else "no verdict"
         if self.check.subclass is not None:
             return self.check.subclass.value
-        if not self.solvable:
-            return "passed the checks"
-        unknown = sum(1 for s in self.solvable if s is None)
-        more = f", {unknown} unknown" if unknown else ""
-        return f"passed the checks, {self.solved}/{len(self.solvable)} problems solvable{more}"
+        return checked_verdict(self.solvable, self.tests_passed, self.tests_total)
 
     @property
     def message(self) -> str:
         if self.evaluation is not None:
             return self.evaluation.message
-        return self.check.findings[0].message if self.check.findings else self.verdict
+        if self.check.findings:
+            return self.check.findings[0].message
+        return " ".join([self.verdict + ".", *self.tests_words]) if self.tests_words else self.verdict
 
     def to_dict(self) -> dict:
         return {"index": self.index, "seed": self.seed, "sampled": self.sampled, "rank": self.rank,
                 "answer": self.answer, "stats": self.stats.__dict__, "verdict": self.verdict,
                 "subclass": self.subclass.value if self.subclass else None, "message": self.message,
-                "agreement": self.agreement, "solvable": list(self.solvable),
+                "agreement": self.agreement, "solvable": list(self.solvable), "tests_passed": self.tests_passed,
+                "tests_total": self.tests_total, "tests_words": list(self.tests_words),
                 "check": self.check.to_dict(),
                 "evaluation": self.evaluation.to_dict() if self.evaluation is not None else None}
 
@@ -149,58 +156,18 @@ def _generate(backend: GenerationBackend, prompts: Sequence[str], decodings: Seq
     return out
 
 
-# --- judging without a reference ---------------------------------------------------------------
-def problems_solvable(domain: Domain, problems: Sequence[ProblemFile], *, planner: KStarPlanner | None = None,
-                      budget: int = SOLVE_STATE_BUDGET, time_limit_s: float = SOLVE_TIME_LIMIT_S,
-                      task: TaskState | None = None) -> tuple[bool | None, ...]:
-    """Per problem: can `domain` reach its goal? By exploring its states; K* when that cannot finish (None: unknown)."""
-    from domain_drafter.planning.grounding import Grounder, GroundingLimit
-    from domain_drafter.planning.state_space import explore, goal_masks
-
-    out: list[bool | None] = []
-    domain_text: str | None = None
-    for problem in problems:
-        if task is not None:
-            task.check_cancelled()
-        verdict: bool | None = None
-        try:
-            grounder = Grounder(domain, problem.problem, domain.fluent_predicates)
-            space, found = explore(grounder.ground_domain(domain), grounder.index, grounder.init_state(),
-                                   budget=budget, deadline=time.perf_counter() + time_limit_s,
-                                   goal=goal_masks(grounder.index, problem.problem.goal))
-            verdict = True if found is not None else (False if space.complete else None)
-        except GroundingLimit:
-            verdict = None
-        if verdict is None and planner is not None:
-            domain_text = domain_text or domain.to_pddl()
-            result = planner.plan(domain_text, problem.text, task=task, label=f"candidate/{problem.name}")
-            verdict = {PlannerStatus.SOLVED: True, PlannerStatus.UNSOLVABLE: False}.get(result.status)
-        out.append(verdict)
-    return tuple(out)
-
-
+# --- judging -----------------------------------------------------------------------------------
 def judge_candidate(bundle: DomainBundle, action: str, index: int, seed: int, sampled: bool, generation: Generation,
-                    evaluator: Evaluator, reference: bool, *, solvable_cache: dict | None = None,
+                    evaluator: Evaluator, reference: bool, *, judge: Judge | None = None,
                     task: TaskState | None = None) -> Candidate:
-    """One answer judged: by the Evaluator with a reference; else checked, and tried on the problems."""
-    def made(check: CheckReport, evaluation: EvaluationResult | None = None,
-             solvable: tuple[bool | None, ...] = ()) -> Candidate:
-        return Candidate(index, seed, sampled, generation.text, generation.stats, check, evaluation, solvable)
-
+    """One answer judged: by the Evaluator with a reference; else by `judge` (default: a new `checks_judge`:
+    the checks, the problems, the domain's tests; one judge for a batch judges agreeing answers once)."""
     if reference:
         result = evaluator.evaluate(bundle, action, generation.text, task=task)
-        return made(result.check, result)
-    check = check_answer(generation.text, bundle.domain, action)
-    if not check.passed or check.action is None or not bundle.problems:
-        return made(check)
-    cache = solvable_cache if solvable_cache is not None else {}
-    key = canonical_action(check.action)   # agreeing candidates are tried once
-    if key not in cache:
-        planner = KStarPlanner(k=1, time_limit_s=evaluator.planner.time_limit_s,
-                               memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
-        cache[key] = problems_solvable(bundle.domain.with_action(check.action, replacing=action),
-                                       bundle.problems, planner=planner, task=task)
-    return made(check, None, cache[key])
+        return Candidate(index, seed, sampled, generation.text, generation.stats, result.check, result)
+    judged = (judge or checks_judge(bundle, action, evaluator, task))(generation.text)
+    return Candidate(index, seed, sampled, generation.text, generation.stats, judged.check, None, judged.solvable,
+                     tests_passed=judged.tests_passed, tests_total=judged.tests_total, tests_words=judged.tests_words)
 
 
 # --- ranking -----------------------------------------------------------------------------------
@@ -216,8 +183,8 @@ def rank_key(candidate: Candidate) -> tuple:
         are = evaluation.are.total if evaluation.are is not None else _WORST
         return (subclass is not Subclass.EQUIVALENT, -(subclass.result_class.rank if subclass else -1),
                 -(subclass.rank if subclass else -1), are, -candidate.agreement, candidate.index)
-    return (not candidate.passed_checks, -_subclass_rank(candidate.check.subclass), -candidate.solved,
-            -candidate.agreement, candidate.index)
+    return (not candidate.passed_checks, -_subclass_rank(candidate.check.subclass),
+            -(candidate.solved + candidate.tests_passed), -candidate.agreement, candidate.index)
 
 
 def rank_candidates(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -263,12 +230,12 @@ def draft_candidates(bundle: DomainBundle, action: str, backend: GenerationBacke
     if any(g.stats.stop_reason == "cancelled" for g in generations):
         task.check_cancelled()
     judged: list[Candidate] = []
-    cache: dict[str, tuple[bool | None, ...]] = {}
+    judge = None if reference else checks_judge(bundle, action, evaluator, task)
     for j, generation in enumerate(generations):
         task.check_cancelled()
         task.report(j, n, f"judging candidate {j + 1} of {n}")
         candidate = judge_candidate(bundle, action, j, seeds[j], sampled, generation, evaluator, reference,
-                                    solvable_cache=cache, task=task)
+                                    judge=judge, task=task)
         judged.append(candidate)
         if on_candidate is not None:
             on_candidate(candidate)

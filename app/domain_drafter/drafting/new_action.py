@@ -1,8 +1,10 @@
 """Actions the reference does not have: prompt and draft them, check them, and "try" them.
 
-There is no reference to be equivalent to, so after the syntax and semantic checks against
-the domain's vocabulary the test is practical: plan the domain's problems with the working
-domain plus the new action and show whether, and where, the plans use it.
+There is no reference to be equivalent to, so an answer is judged by the judge without a reference
+(drafting/judges.py, as Draft N and the search do): the syntax and semantic checks against the
+domain's vocabulary, the domain's problems that stay solvable, and the domain's tests, whose failing
+cases in words go into the answer's message. Try it is practical: plan the domain's problems with
+the working domain plus the new action and show whether, and where, the plans use it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from domain_drafter.core.model import Domain
 from domain_drafter.core.plan_words import plan_in_words
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.drafting.workspace import Attempt, WorkingCopy
 from domain_drafter.llm.backend import GenerationBackend
@@ -57,10 +60,23 @@ class NewActionAnswer:
     answer: str
     check: CheckReport
     model: str
+    judgement: Judgement | None = None   # the problems and the domain's tests, where a judge was given
+
+    @property
+    def verdict(self) -> str:
+        """The checks' subclass, or `passed the checks, 2/2 problems solvable, tests: 7 of 8 pass`."""
+        if self.check.subclass is not None:
+            return self.check.subclass.value
+        j = self.judgement
+        return checked_verdict(j.solvable, j.tests_passed, j.tests_total) if j is not None else "passed the checks"
 
     @property
     def message(self) -> str:
-        return self.check.findings[0].message if self.check.findings else "passed the syntax and semantic checks"
+        if self.check.findings:
+            return self.check.findings[0].message
+        if self.judgement is None:
+            return "passed the syntax and semantic checks"
+        return " ".join([self.verdict + ".", *self.judgement.tests_words])
 
 
 @dataclass(frozen=True)
@@ -72,9 +88,10 @@ class NewActionDraft:
 
 
 def write_new_action(prompt: Prompt, vocabulary: Domain, name: str, backend: GenerationBackend,
-                     options: DraftOptions = DraftOptions(), *, on_token: Callable[[str], None] | None = None,
-                     task: TaskState | None = None) -> NewActionAnswer:
-    """Ask the model for the new action `name` and check the answer against `vocabulary`.
+                     options: DraftOptions = DraftOptions(), *, judge: Judge | None = None,
+                     on_token: Callable[[str], None] | None = None, task: TaskState | None = None) -> NewActionAnswer:
+    """Ask the model for the new action `name` and check the answer against `vocabulary`; `judge` (a
+    `checks_judge` of the provisional bundle) also tries it on the problems and the domain's tests.
 
     Touches no working copy: a front end takes the prompt and the vocabulary from its copy first
     (new_action_prompt, WorkingCopy.vocabulary), runs this in a worker, then records the answer
@@ -84,8 +101,9 @@ def write_new_action(prompt: Prompt, vocabulary: Domain, name: str, backend: Gen
         grammar = ActionGrammar(vocabulary, name, lock_signature=options.lock_signature)
         decoding = replace(decoding, grammar=grammar.to_gbnf())
     generation = backend.generate(prompt.text, decoding, on_token=on_token, task=task)
-    return NewActionAnswer(name, prompt, generation.text, check_answer(generation.text, vocabulary, name),
-                           backend.name)
+    check = check_answer(generation.text, vocabulary, name)
+    judgement = judge(generation.text) if judge is not None and check.passed else None
+    return NewActionAnswer(name, prompt, generation.text, check, backend.name, judgement)
 
 
 def record_new_action(workspace: WorkingCopy, answer: NewActionAnswer, options: DraftOptions) -> Attempt:
@@ -98,14 +116,14 @@ def record_new_action(workspace: WorkingCopy, answer: NewActionAnswer, options: 
 
 def draft_new_action(workspace: WorkingCopy, name: str, backend: GenerationBackend, pool: Sequence[DomainBundle],
                      options: DraftOptions = DraftOptions(), *, template: PromptTemplate | None = None,
-                     on_token: Callable[[str], None] | None = None,
+                     judge: Judge | None = None, on_token: Callable[[str], None] | None = None,
                      task: TaskState | None = None) -> NewActionDraft:
-    """Prompt, write, check and record the new action in one call (for a caller that owns `workspace`
-    on this thread, e.g. a script)."""
+    """Prompt, write, check (and with `judge`, judge) and record the new action in one call (for a caller that
+    owns `workspace` on this thread, e.g. a script)."""
     entry = _new_entry(workspace, name)
     prompt = new_action_prompt(workspace, entry.name, pool, options, template)
-    answer = write_new_action(prompt, workspace.vocabulary(), entry.name, backend, options, on_token=on_token,
-                              task=task)
+    answer = write_new_action(prompt, workspace.vocabulary(), entry.name, backend, options, judge=judge,
+                              on_token=on_token, task=task)
     attempt = record_new_action(workspace, answer, options)
     return NewActionDraft(prompt, answer.answer, answer.check, attempt)
 

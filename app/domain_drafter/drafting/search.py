@@ -13,7 +13,8 @@ order (the verdict cache's canonical action) are merged: judged once, never expa
 It stops at the first proven Equivalent, or when the budget (model calls, generated tokens,
 seconds) is spent, or on cancel, or when the model fails; the result always holds the whole tree
 so far. Deterministic for a seed: every decoding seed is derived from the seed and the node.
-Without a reference the judge is the checks and how many of the domain's problems stay solvable.
+Without a reference the judge is the checks, how many of the domain's problems stay solvable and the
+domain's tests (drafting/judges.py).
 """
 
 from __future__ import annotations
@@ -23,74 +24,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from domain_drafter.core.answers import CheckReport, check_answer
+from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference, problems_solvable
+from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference
 from domain_drafter.drafting.feedback import feedback_text
+from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
-from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+from domain_drafter.planning.evaluate import Evaluator
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """What the judge says of one answer: the verdict (with a reference) or the checks and solvable problems."""
-
-    check: CheckReport
-    evaluation: EvaluationResult | None = None
-    solvable: tuple[bool | None, ...] = ()
-    tests_passed: int = 0                 # without a reference: the domain's test cases (tests.toml) that pass
-    tests_total: int = 0
-    tests_words: tuple[str, ...] = ()     # the failing cases in words (the feedback they give)
-
-    @property
-    def subclass(self) -> Subclass | None:
-        return self.evaluation.subclass if self.evaluation is not None else self.check.subclass
-
-    @property
-    def equivalent(self) -> bool:
-        """Proven Equivalent (with a reference), or passing every check and solving every problem (without)."""
-        if self.evaluation is not None:
-            proof = self.evaluation.proof
-            return self.evaluation.subclass is Subclass.EQUIVALENT and (proof is None or proof.proven)
-        # no reference: the judge is the checks, the problems that must stay solvable and the domain tests
-        return (self.check.passed and bool(self.solvable) and all(self.solvable) and self.tests_total > 0
-                and self.tests_passed == self.tests_total)
-
-    @property
-    def score(self) -> float:
-        """The agreement score (METHOD 6b) with a reference; the share of problems solvable without one."""
-        if self.evaluation is not None:
-            proof = self.evaluation.proof
-            if proof is not None and proof.score is not None:
-                return proof.score.value
-            return 1.0 if self.evaluation.subclass is Subclass.EQUIVALENT else 0.0
-        if not self.check.passed or not self.solvable:
-            return 0.0
-        solved = sum(1 for s in self.solvable if s)
-        return (solved + self.tests_passed) / (len(self.solvable) + self.tests_total)
-
-    @property
-    def key(self) -> tuple:
-        """Smaller is better: class rank, then the score, then the ARE."""
-        subclass = self.subclass
-        class_rank = subclass.result_class.rank if subclass is not None else -1
-        are = self.evaluation.are.total if self.evaluation is not None and self.evaluation.are else 10**6
-        return (not self.equivalent, -class_rank, -round(self.score, 12), are)
-
-    @property
-    def verdict(self) -> str:
-        if self.subclass is None:
-            return "no verdict" if self.evaluation is not None else "passed the checks"
-        return self.subclass.value
 
 
 @dataclass(frozen=True)
@@ -168,9 +116,6 @@ class SearchResult:
                 "timings": dict(self.timings)}
 
 
-Judge = Callable[[str], Judgement]
-
-
 def node_candidate(node: SearchNode) -> Candidate:
     """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
     where = "root" if node.parent is None else f"child of #{node.parent + 1}"
@@ -179,64 +124,14 @@ def node_candidate(node: SearchNode) -> Candidate:
     j = node.judgement
     return Candidate(node.id, node.decoding_seed if node.parent is not None else node.seed, node.parent is not None,
                      node.answer, node.stats, j.check, j.evaluation, j.solvable, score=j.score,
-                     origin=f"call {node.call}, {where}")
+                     origin=f"call {node.call}, {where}", tests_passed=j.tests_passed, tests_total=j.tests_total,
+                     tests_words=j.tests_words)
 
 
 def ranked_nodes(result: SearchResult) -> list[Candidate]:
     """Every answer of the tree as a Candidate, best first (the frontier's order), `rank` 1..N."""
     order = sorted(result.nodes, key=lambda n: (n.duplicate_of is not None, n.judgement.key, n.id))
     return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]
-
-
-def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,
-                    task: TaskState | None = None) -> Judge:
-    """Judge answers against the bundle's own action (the proof, METHOD 6a)."""
-    def judge(answer: str) -> Judgement:
-        result = evaluator.evaluate(bundle, action, answer, task=task)
-        return Judgement(result.check, result)
-    return judge
-
-
-def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: TaskState | None = None) -> Judge:
-    """Judge answers with no reference: the checks, which of the domain's problems stay solvable, and the
-    domain's tests (tests.toml beside it, where there is one): the failing cases are the feedback."""
-    from domain_drafter.planning.kstar import KStarPlanner
-
-    tests = _domain_tests(bundle)
-
-    planner = KStarPlanner(k=1, time_limit_s=evaluator.planner.time_limit_s,
-                           memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
-
-    def judge(answer: str) -> Judgement:
-        check = check_answer(answer, bundle.domain, action)
-        if not check.passed or check.action is None or not bundle.problems:
-            return Judgement(check)
-        domain = bundle.domain.with_action(check.action, replacing=action)
-        solvable = problems_solvable(domain, bundle.problems, planner=planner, task=task)
-        if tests is None:
-            return Judgement(check, None, solvable)
-        from domain_drafter.planning.domain_tests import run_tests
-        from domain_drafter.planning.tests_report import TestSettings
-        from domain_drafter.tests_text import failures_in_words
-
-        report = run_tests(domain, tests, settings=TestSettings(planner=False, time_limit_s=2.0),
-                           states=evaluator.states, task=task)
-        passed = sum(1 for r in report.results if r.passed)
-        return Judgement(check, None, solvable, passed, len(report.results), tuple(failures_in_words(report, 3)))
-    return judge
-
-
-def _domain_tests(bundle: DomainBundle):
-    """The bundle's tests file read, or None (none there, or one that does not read: the checks judge alone)."""
-    path = bundle.tests_file
-    if path is None or not path.is_file():
-        return None
-    from domain_drafter.core.tests_reader import load_tests
-
-    try:
-        return load_tests(bundle)
-    except DrafterError:
-        return None
 
 
 def _decoding_seed(seed: int, node: int, child: int) -> int:

@@ -86,6 +86,17 @@ def _ground(atom: Atom, binding: dict[str, str]) -> Atom:
     return Atom(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
 
 
+def replay(domain: Domain, problem: Problem, plan: Sequence[Step]) -> frozenset[Atom]:
+    """The state after an executable plan (deletes first, then adds, as the validator does)."""
+    state = set(problem.init)
+    for step in plan:
+        action = domain.action_map[step[0]]
+        binding = dict(zip(action.parameter_names, step[1:]))
+        state -= {_ground(a, binding) for a in action.delete}
+        state |= {_ground(a, binding) for a in action.add}
+    return frozenset(state)
+
+
 @dataclass
 class _Space:
     space: ReachableStates
@@ -148,14 +159,7 @@ class TestRunner:
         return PlanValidator(self.domain, replace(problem, goal=tuple(goal))).validate(plan)
 
     def replay(self, problem: Problem, plan: Sequence[Step]) -> frozenset[Atom]:
-        """The state after an executable plan (deletes first, then adds, as the validator does)."""
-        state = set(problem.init)
-        for step in plan:
-            action = self.domain.action_map[step[0]]
-            binding = dict(zip(action.parameter_names, step[1:]))
-            state -= {_ground(a, binding) for a in action.delete}
-            state |= {_ground(a, binding) for a in action.add}
-        return frozenset(state)
+        return replay(self.domain, problem, plan)
 
     def run(self, case: Case) -> CaseResult:
         started = time.perf_counter()

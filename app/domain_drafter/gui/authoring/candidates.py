@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QPushButton, QTabWidget
 
 from domain_drafter.core.bundle import DomainBundle
@@ -83,6 +83,8 @@ def authoring_search_job(lease: LeaseSource, bundle: DomainBundle, name: str, re
 
 class AuthoringCandidates(QObject):
     """Draft N beside Draft: the button's job, the Candidates tab, picking into an attempt."""
+
+    picked_result = Signal(object, str)   # the picked candidate's EvaluationResult (None without a reference), action
 
     def __init__(self, window: CandidatesHost, parent: QObject | None = None):
         super().__init__(parent)
@@ -188,4 +190,5 @@ class AuthoringCandidates(QObject):
             window.select(name)
         window.after_change(name)
         window.editor.setPlainText(candidate.answer)
+        self.picked_result.emit(candidate.evaluation, name)
         window.say(f"{name}: candidate #{candidate.rank} recorded as attempt {attempt.number} ({candidate.verdict}).")

@@ -1,4 +1,5 @@
-"""New case…: a small form for a test case of any kind; it shows the keys of the kind chosen.
+"""New case…: a small form for a test case of any kind; it shows the keys of the kind chosen. And the list of
+a state's atoms that Must never happen… picks from, before that form opens.
 
 The form only gathers text: the case becomes a `[cases.NAME]` table (tests_jobs.case_table), which the
 tests file's own reader checks against the domain before it is saved, so every mistake is reported
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -17,6 +19,8 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QPlainTextEdit,
     QSpinBox,
     QVBoxLayout,
@@ -124,3 +128,35 @@ class NewCaseDialog(QDialog):
     def table(self) -> str:
         return case_table(self.name.text().strip(), self.kind.currentText(), self.problem.currentText().strip(),
                           self.values())
+
+
+class StateAtomsDialog(QDialog):
+    """A state's atoms, each with a check box (`checked` ticked first); `picked()` is the ticked ones, in order."""
+
+    def __init__(self, title: str, atoms: Sequence[str], checked: Sequence[str], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("stateAtomsDialog")
+        self.setWindowTitle("Must never happen")
+        self.atoms = QListWidget()
+        for atom in atoms:
+            item = QListWidgetItem(atom)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if atom in checked else Qt.CheckState.Unchecked)
+            self.atoms.addItem(item)
+        label = QLabel(title)
+        label.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        for widget in (label, self.atoms, buttons):
+            layout.addWidget(widget)
+
+    def set_picked(self, atoms: Sequence[str]) -> None:
+        for row in range(self.atoms.count()):
+            item = self.atoms.item(row)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in atoms else Qt.CheckState.Unchecked)
+
+    def picked(self) -> list[str]:
+        items = (self.atoms.item(row) for row in range(self.atoms.count()))
+        return [item.text() for item in items if item.checkState() == Qt.CheckState.Checked]

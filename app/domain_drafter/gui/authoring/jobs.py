@@ -20,6 +20,7 @@ from domain_drafter.core.model import Domain, TypedName
 from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.prompt import Prompt, PromptTemplate
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.judges import checks_judge
 from domain_drafter.drafting.loop import DraftOptions, draft_action
 from domain_drafter.drafting.new_action import NewActionAnswer, TryReport, try_action, write_new_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain
@@ -88,12 +89,14 @@ def draft_one_job(lease: LeaseSource, bundle: DomainBundle, name: str, evaluator
         return ActionOutcome(name, draft), held.backend.name
 
 
-def new_action_job(lease: LeaseSource, prompt: Prompt, vocabulary: Domain, name: str, options: DraftOptions, *,
-                   task: TaskState) -> NewActionAnswer:
-    """Ask the model for a new action (prompt and vocabulary taken on the GUI thread); never touches the copy.
+def new_action_job(lease: LeaseSource, prompt: Prompt, bundle: DomainBundle, name: str, options: DraftOptions,
+                   evaluator: Evaluator, *, task: TaskState) -> NewActionAnswer:
+    """Ask the model for a new action and judge it on the problems and the domain's tests (prompt and the
+    provisional bundle, whose domain is the vocabulary, taken on the GUI thread); never touches the copy.
     The GUI thread records the answer (drafting.new_action.record_new_action)."""
+    judge = checks_judge(bundle, name, evaluator, task)
     with lease(task) as held:
-        return write_new_action(prompt, vocabulary, name, held.backend, options, task=task)
+        return write_new_action(prompt, bundle.domain, name, held.backend, options, judge=judge, task=task)
 
 
 def try_job(workspace: WorkingCopy, name: str, planner: KStarPlanner, text: str, *, task: TaskState) -> TryReport:

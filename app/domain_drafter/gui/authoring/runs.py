@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.new_action import NewActionAnswer, TryReport, new_action_prompt, record_new_action
+from domain_drafter.drafting.new_action import (
+    NewActionAnswer,
+    TryReport,
+    new_action_prompt,
+    provisional_bundle,
+    record_new_action,
+)
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, record
 from domain_drafter.gui.authoring.jobs import (
     detached_copy,
@@ -35,7 +41,8 @@ def sentence(text: str) -> str:
 
 
 class AuthoringRunsMixin:
-    """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, say and after_change."""
+    """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, counterexample, say and
+    after_change."""
 
     def lease_source(self) -> Callable[[TaskState], ModelLease] | None:
         """Leases the model chosen now (a later switch applies to later jobs); None if there is none."""
@@ -101,8 +108,8 @@ class AuthoringRunsMixin:
         options = self._options = self.state.draft_options()
         if self.workspace.entry(name).new is not None:   # prompt and vocabulary taken here, the answer recorded here
             prompt = new_action_prompt(self.workspace, name, self.bundle_pool(), options, self.state.prompt_template())
-            worker = TaskWorker(new_action_job, lease, prompt, self.workspace.vocabulary(), name, options,
-                                kind=JobKind.DRAFT)
+            worker = TaskWorker(new_action_job, lease, prompt, provisional_bundle(self.workspace), name, options,
+                                self.state.evaluator, kind=JobKind.DRAFT)
         else:
             worker = TaskWorker(draft_one_job, lease, self.workspace.reference_bundle(), name, self.state.evaluator,
                                 self.bundle_pool(), options, self.state.prompt_template(), kind=JobKind.DRAFT)
@@ -111,12 +118,13 @@ class AuthoringRunsMixin:
     def _on_drafted(self, result: object) -> None:
         if isinstance(result, NewActionAnswer):
             record_new_action(self.workspace, result, self._options)
-            name, verdict = result.name, result.check.subclass.value if result.check.subclass else "passed the checks"
+            name, verdict = result.name, result.verdict
         else:
             outcome, model = result
             record(self.workspace, outcome, model, self._options, accept=False)
             final = outcome.evaluation
             name, verdict = outcome.name, final.subclass.value if final.subclass else "no verdict"
+            self.counterexample.show_result(final, name)
         self.after_change(name)
         self.say(f"Drafted {name}: {verdict}.")
 

@@ -15,6 +15,7 @@ from domain_drafter.core.classes import Subclass
 from domain_drafter.drafting.workspace import ActionEntry, Attempt, WorkingCopy
 from domain_drafter.gui.look.colours import current_scheme
 from domain_drafter.gui.panels.item_models import ReadOnlyTable
+from domain_drafter.presentation import format_are
 
 Index = QModelIndex | QPersistentModelIndex
 DisplayRole = Qt.ItemDataRole.DisplayRole
@@ -98,3 +99,25 @@ def attempt_label(attempt: Attempt) -> str:
         return f"{attempt.number}. {origin}, {clock}: {attempt.message or 'passed the checks'}"
     message = f": {attempt.message}" if attempt.message else ""
     return f"{attempt.number}. {origin}, {clock}: {attempt.subclass}{message}"
+
+
+def attempt_comparison(workspace: WorkingCopy, name: str, row: int, editor_text: str) -> list[str]:
+    """Attempt `row` of `name` (or the editor's text, for no row) against the reference action: checks and ARE."""
+    from domain_drafter.core.are import action_reconstruction_error
+
+    entry = workspace.entries[name]
+    attempt = entry.attempts[row] if 0 <= row < len(entry.attempts) else None
+    text = attempt.text if attempt is not None else editor_text
+    report = workspace.check(name, text)
+    head = f"attempt {attempt.number}" if attempt is not None else "the editor's text"
+    lines = [f"{name}, {head}: " + (f"{report.subclass.value}: {report.findings[0].message}"
+                                    if report.findings else "passes the syntax and semantic checks")]
+    if attempt is not None and attempt.subclass:
+        lines.append(f"  verdict when drafted: {attempt.subclass}: {attempt.message}")
+    if report.action is not None and entry.reference is not None:
+        lines += format_are(action_reconstruction_error(entry.reference, report.action))
+        lines += ["", "reference:", entry.reference.to_pddl(indent=""), "", head + ":",
+                  report.action.to_pddl(indent="")]
+    elif entry.reference is None:
+        lines.append("  a new action: there is no reference to compare with (use Try it)")
+    return lines

@@ -18,7 +18,8 @@ from typing import Protocol
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QTabWidget
 
-from domain_drafter.core.domain_tests import EXPLORING_KINDS, CaseKind
+from domain_drafter.core.domain_tests import EXPLORING_KINDS, CaseKind, free_case_name
+from domain_drafter.core.tests_files import tests_file_of
 from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.case_form import NewCaseDialog
@@ -28,7 +29,6 @@ from domain_drafter.gui.authoring.tests_jobs import (
     quick_fix_job,
     run_tests_job,
     save_case_job,
-    tests_file_of,
 )
 from domain_drafter.gui.panels.tests_panel import TestsPanel, case_rows
 from domain_drafter.gui.state.app_state import AppState
@@ -309,19 +309,32 @@ class AuthoringTests(QObject):
         kept = self._kept_plan(self.result(name))
         if kept is None or self.last is None:
             return None
-        taken, number = set(self.last.tests.names), 1
-        while f"kept-{name}-{number}" in taken:
-            number += 1
-        table = case_table(f"kept-{name}-{number}", CaseKind.PLAN.value, kept["problem"], kept["fields"])
+        table = case_table(free_case_name(f"kept-{name}", self.case_names), CaseKind.PLAN.value,
+                           kept["problem"], kept["fields"])
         return self.save_case(table)
 
-    def ask_new_case(self) -> None:
+    def ask_new_case(self, kind: CaseKind | None = None, name: str = "", problem: str = "",
+                     fields: dict[str, object] | None = None) -> NewCaseDialog:
+        """The New case form, filled in with what is given (the author edits it before it is saved)."""
         problems = [p.name for p in self.window.workspace.problems]
         if self.last is not None:
             problems = list(dict.fromkeys([*self.last.tests.inline_problems, *problems]))
         self._dialog = dialog = NewCaseDialog(problems, self.panel)
+        dialog.name.setText(name)
+        if kind is not None:
+            dialog.set_kind(kind)
+        if problem:
+            dialog.problem.setCurrentText(problem)
+        for key, value in (fields or {}).items():
+            dialog.set_field(key, value)
         dialog.accepted.connect(self._on_form)
         dialog.open()
+        return dialog
+
+    @property
+    def case_names(self) -> tuple[str, ...]:
+        """The names of the cases of the last run (new cases take other names)."""
+        return self.last.tests.names if self.last is not None else ()
 
     def _on_form(self) -> None:
         dialog = self._dialog

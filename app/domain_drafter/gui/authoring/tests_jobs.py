@@ -1,7 +1,6 @@
 """What the authoring window's Tests tab runs in workers: plain functions (no Qt), each taking the worker's `task`.
 
-Where the tests file is: beside the working copy's domain; for a bundled domain, the user's copy of it
-once that copy has a tests file (new cases go there: the bundled domains are read-only to the app).
+Where the tests file is: core/tests_files.py (beside the domain; for a bundled domain, the user's copy's).
 New cases are written as `[cases.NAME]` tables appended to the file's text, checked by the real reader
 against the domain before anything is written, and written atomically.
 """
@@ -9,19 +8,18 @@ against the domain before anything is written, and written atomically.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundle_path
+from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
 from domain_drafter.core.errors import TestsFileError
 from domain_drafter.core.model import Domain
 from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.core.tests_reader import parse_tests
+from domain_drafter.core.tests_files import read_tests_at, writable_tests_file
 from domain_drafter.core.tests_toml import toml_key
-from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
+from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.planning.domain_tests import TestsReport, run_tests
 from domain_drafter.planning.quick_fixes import QuickFixSearch, quick_fixes
 
@@ -38,26 +36,6 @@ class TestsRun:
     text: str
 
 
-def tests_file_of(bundle: DomainBundle) -> Path:
-    """The tests file the Tests tab reads: the user's copy's, for a bundled domain whose copy has one."""
-    if is_bundled(bundle.folder):
-        mine = user_copy_folder(bundle) / TESTS_FILE
-        if mine.is_file():
-            return mine
-    return bundle.folder / TESTS_FILE
-
-
-def _problems(path: Path, bundle: DomainBundle) -> Sequence[ProblemFile]:
-    """The problem files a tests file may name: those of the folder it lies in."""
-    if path.parent.resolve() == bundle.folder.resolve():
-        return bundle.problems
-    return load_bundle_path(path.parent).problems
-
-
-def _read(path: Path, text: str, bundle: DomainBundle, domain: Domain) -> DomainTests:
-    return parse_tests(text, domain, _problems(path, bundle), path)
-
-
 def run_tests_job(path: Path, bundle: DomainBundle, domain: Domain, *, task: TaskState) -> TestsRun:
     """Read `path` (TestsFileError at file:line if it is bad or missing) and prove it on `domain`."""
     from domain_drafter.planning.state_cache import StateCache
@@ -69,7 +47,7 @@ def run_tests_job(path: Path, bundle: DomainBundle, domain: Domain, *, task: Tas
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TestsFileError(f"cannot read the tests file: {exc}", where=path) from None
-    tests = _read(path, text, bundle, domain)
+    tests = read_tests_at(path, text, bundle, domain)
     report = run_tests(domain, tests, states=StateCache(), task=task)
     return TestsRun(path, tests, report, text)
 
@@ -101,13 +79,6 @@ def case_table(name: str, kind: str, problem: str, fields: dict[str, object]) ->
     return "\n".join(lines) + "\n"
 
 
-def writable_tests_file(bundle: DomainBundle) -> Path:
-    """Where new cases go: the domain's tests file, or for a bundled domain its user copy's (made now)."""
-    if is_bundled(bundle.folder):
-        return ensure_user_copy(bundle) / TESTS_FILE
-    return bundle.folder / TESTS_FILE
-
-
 def save_case_job(bundle: DomainBundle, domain: Domain, table: str, *, task: TaskState) -> Path:
     """Append `table` to the writable tests file, once the whole file reads back against `domain`;
     TestsFileError (at the new table's line) and nothing written otherwise."""
@@ -117,6 +88,6 @@ def save_case_job(bundle: DomainBundle, domain: Domain, table: str, *, task: Tas
     old = target.read_text(encoding="utf-8") if target.is_file() else ""
     body = old.rstrip("\n")
     new = f"{body}\n\n{table}" if body else table
-    _read(target, new, bundle, domain)
+    read_tests_at(target, new, bundle, domain)
     atomic_write_bytes(target, new.encode("utf-8"))
     return target

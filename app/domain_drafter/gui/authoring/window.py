@@ -34,18 +34,18 @@ from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.pddl_format import UnbalancedError, format_pddl
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
 from domain_drafter.gui.authoring.candidates import AuthoringCandidates
+from domain_drafter.gui.authoring.counterexample import AuthoringCounterexample
 from domain_drafter.gui.authoring.descriptions import DescriptionsEditor
 from domain_drafter.gui.authoring.dialogs import NewActionDialog, ask_folder
 from domain_drafter.gui.authoring.runs import AuthoringRunsMixin
 from domain_drafter.gui.authoring.saver import AutoSaver
-from domain_drafter.gui.authoring.tables import ActionStateModel, attempt_label
+from domain_drafter.gui.authoring.tables import ActionStateModel, attempt_comparison, attempt_label
 from domain_drafter.gui.authoring.tests import AuthoringTests
 from domain_drafter.gui.editor.code_editor import CodeEditor
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.workers import TaskRunner, TaskWorker
-from domain_drafter.presentation import format_are
 
 SCRATCH_DELAY_MS = 700   # after this pause in typing, the editor's text is saved with the working copy
 CLOSE_TIMEOUT_MS = 5_000
@@ -88,6 +88,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.enabling = EnablingTable(self._enabling_rules())
         self.candidates = AuthoringCandidates(self, parent=self)   # Draft N: its tab, job and enabling row
         self.tests = AuthoringTests(self, parent=self)   # the Tests tab: runs now, after Accept, Judge, on disk
+        self.counterexample = AuthoringCounterexample(self, parent=self)   # the last answer's distinguishing state
         self.runner.busy_changed.connect(self.enabling.refresh)
         self.state.model_changed.connect(self._on_model_changed)   # a slot of the window: ends with it
         self._watching_state = True
@@ -306,27 +307,10 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
 
     def compare_attempt(self) -> None:
         """Show the selected attempt (or the editor's text) against the reference action: verdict and ARE."""
-        from domain_drafter.core.are import action_reconstruction_error
-
         name, row = self.selected(), self.history.currentRow()
-        if name is None:
-            return
-        entry = self.workspace.entries[name]
-        attempt = entry.attempts[row] if 0 <= row < len(entry.attempts) else None
-        text = attempt.text if attempt is not None else self.editor.toPlainText()
-        report = self.workspace.check(name, text)
-        head = f"attempt {attempt.number}" if attempt is not None else "the editor's text"
-        lines = [f"{name}, {head}: " + (f"{report.subclass.value}: {report.findings[0].message}"
-                                        if report.findings else "passes the syntax and semantic checks")]
-        if attempt is not None and attempt.subclass:
-            lines.append(f"  verdict when drafted: {attempt.subclass}: {attempt.message}")
-        if report.action is not None and entry.reference is not None:
-            lines += format_are(action_reconstruction_error(entry.reference, report.action))
-            lines += ["", "reference:", entry.reference.to_pddl(indent=""), "", head + ":",
-                      report.action.to_pddl(indent="")]
-        elif entry.reference is None:
-            lines.append("  a new action: there is no reference to compare with (use Try it)")
-        self.verdict.setPlainText("\n".join(lines))
+        if name is not None:
+            self.verdict.setPlainText("\n".join(attempt_comparison(self.workspace, name, row,
+                                                                   self.editor.toPlainText())))
 
     def add_action(self, spec: NewActionSpec) -> None:
         self.workspace.add_action(spec)

@@ -42,7 +42,8 @@ def candidate_badge(candidate: Candidate, scheme: Scheme | None = None) -> tuple
 
 
 def candidate_details(candidate: Candidate) -> str:
-    """`ARE 2 · 2 agree · seed 5 · 41 tokens` (what ranks it besides the badge)."""
+    """`ARE 2 · 2 agree · seed 5 · 41 tokens`, `2/2 problems solvable · tests: 7 of 8 pass · …` (what ranks it
+    besides the badge)."""
     parts = []
     evaluation = candidate.evaluation
     if candidate.score is not None and candidate.check.passed:
@@ -52,6 +53,8 @@ def candidate_details(candidate: Candidate) -> str:
         parts.append(f"ARE {evaluation.are.total}")
     if candidate.solvable:
         parts.append(f"{candidate.solved}/{len(candidate.solvable)} problems solvable")
+    if candidate.tests:
+        parts.append(candidate.tests)
     if candidate.agreement > 1:
         parts.append(f"{candidate.agreement} agree")
     if candidate.origin:

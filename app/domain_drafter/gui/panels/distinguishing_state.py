@@ -1,7 +1,9 @@
 """The state where a proof (METHOD 6a) found the two domains part, and Save as problem….
 
 Shows the prefix plan with the parting step marked, the atoms that matter there and what each
-domain does. **Save as problem…** writes the counterexample problem into the domain's
+domain does. Where the window offers them (`offer_tests`), **Keep as test** and **Must never happen…** ask
+the window to turn the counterexample into a case of the domain's tests (keep_test_requested,
+never_requested: the window knows the tests file and the answer). **Save as problem…** writes the counterexample problem into the domain's
 problems/ under a free name, so later answers are checked on it too; the save dialog asks
 before replacing a file, and the writer never replaces one unasked. A bundled domain is never
 written to: its problem goes into the user's copy of the domain (core/user_domains.py), and the
@@ -44,6 +46,8 @@ class DistinguishingStateView(QWidget):
     """Where a proof found the domains part: the prefix plan, the atoms, what each domain does; Save as problem…"""
 
     problem_saved = Signal(object)   # the Path written
+    keep_test_requested = Signal(object)   # the ProofCounterexample shown
+    never_requested = Signal(object)       # the ProofCounterexample shown
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -68,9 +72,22 @@ class DistinguishingStateView(QWidget):
         self.save_button.setToolTip("Write this counterexample as a PDDL problem beside the domain's problems, "
                                     "so later answers are checked on it too")
         self.save_button.clicked.connect(self.ask_where_to_save)
+        self.keep_button = QPushButton("Keep as test")
+        self.keep_button.setObjectName("keepAsTest")
+        self.keep_button.setToolTip("Add a case to the domain's tests.toml that asks for what the reference does "
+                                    "here: the plan must work, or must fail at this step, or must leave these atoms")
+        self.keep_button.clicked.connect(lambda: self.keep_test_requested.emit(self.counterexample))
+        self.never_button = QPushButton("Must never happen…")
+        self.never_button.setObjectName("mustNeverHappen")
+        self.never_button.setToolTip("Pick atoms of the state the answer reaches here: a never case of the "
+                                     "domain's tests, lifted to variables, to edit before it is saved")
+        self.never_button.clicked.connect(lambda: self.never_requested.emit(self.counterexample))
+        self.offer_tests(False)
         self.saved = _plain_label("proofSaved")
         save_row = QHBoxLayout()
         save_row.addWidget(self.save_button)
+        save_row.addWidget(self.keep_button)
+        save_row.addWidget(self.never_button)
         save_row.addWidget(self.saved, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -83,6 +100,11 @@ class DistinguishingStateView(QWidget):
         self.action = ""
         self.bundle: DomainBundle | None = None
         self.dialog: QFileDialog | None = None
+
+    def offer_tests(self, offered: bool) -> None:
+        """Show Keep as test and Must never happen… (a window that can save cases into tests.toml)."""
+        self.keep_button.setVisible(offered)
+        self.never_button.setVisible(offered)
 
     @property
     def folder(self) -> Path | None:

@@ -1,0 +1,44 @@
+"""Where a domain's tests file is, and reading it with the problems of the folder it lies in.
+
+For a bundled domain, the tests file of the user's copy once that copy has one (new cases go there:
+the bundled domains are read-only to the app); otherwise the one beside the domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundle_path
+from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
+from domain_drafter.core.model import Domain
+from domain_drafter.core.tests_reader import parse_tests
+from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
+
+
+def tests_file_of(bundle: DomainBundle) -> Path:
+    """The tests file the domain's tests are read from: the user's copy's, for a bundled domain whose copy has one."""
+    if is_bundled(bundle.folder):
+        mine = user_copy_folder(bundle) / TESTS_FILE
+        if mine.is_file():
+            return mine
+    return bundle.folder / TESTS_FILE
+
+
+def writable_tests_file(bundle: DomainBundle) -> Path:
+    """Where new cases go: the domain's tests file, or for a bundled domain its user copy's (made now)."""
+    if is_bundled(bundle.folder):
+        return ensure_user_copy(bundle) / TESTS_FILE
+    return bundle.folder / TESTS_FILE
+
+
+def _problems(path: Path, bundle: DomainBundle) -> Sequence[ProblemFile]:
+    """The problem files a tests file may name: those of the folder it lies in."""
+    if path.parent.resolve() == bundle.folder.resolve():
+        return bundle.problems
+    return load_bundle_path(path.parent).problems
+
+
+def read_tests_at(path: Path, text: str, bundle: DomainBundle, domain: Domain) -> DomainTests:
+    """`text`, meant for the tests file at `path`, checked against `domain` (TestsFileError at file:line)."""
+    return parse_tests(text, domain, _problems(path, bundle), path)
