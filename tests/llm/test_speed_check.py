@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,20 @@ def test_a_catalogue_chat_model_is_measured_in_its_chat_template(tmp_path, monke
     assert (auto.prompt_format, plain.prompt_format) == ("chat", "completion")
     assert auto.prompt_tokens > plain.prompt_tokens   # the template's turn markers around the same prompt
     assert "(chat format)" in format_report(auto)[2] and auto.to_dict()["prompt_format"] == "chat"
+
+
+def test_cli_models_check_measures_a_batch_against_one_at_a_time(tiny_model, capsys):
+    code, out, _ = run_models(capsys, "check", str(tiny_model), "--tokens", "4", "--batch", "2", "--json")
+    assert code == 0
+    batch = json.loads(out)["batch"]
+    assert batch["batch"] == 2 and batch["one_at_a_time_s"] > 0 and batch["batched_s"] > 0
+    assert batch["ratio"] == pytest.approx(batch["one_at_a_time_s"] / batch["batched_s"])
+    assert 0 <= batch["answers_differ"] <= 2
+    assert ("batching pays here" in batch["verdict"]) == (batch["ratio"] >= 1.2 and not batch["answers_differ"])
+    code, out, _ = run_models(capsys, "check", str(tiny_model), "--tokens", "4", "--batch", "2")
+    assert code == 0 and "batch of 2 (96 tokens each)" in out and "x;" in out
+
+
+def test_cli_models_check_refuses_a_batch_below_two(tiny_model, capsys):
+    code, _, err = run_models(capsys, "check", str(tiny_model), "--tokens", "4", "--batch", "1")
+    assert code != 0 and "--batch must be at least 2" in err

@@ -18,8 +18,10 @@ from needs import require
 
 
 @contextlib.contextmanager
-def serve_llama(model: Path, log_path: Path, *, timeout_s: float = 60.0) -> Iterator[str]:
-    """Start the server on a free loopback port, wait until it answers, yield its base URL, stop it."""
+def serve_llama(model: Path, log_path: Path, *, timeout_s: float = 60.0, extra_args: tuple[str, ...] = ()
+                ) -> Iterator[str]:
+    """Start the server on a free loopback port, wait until it answers, yield its base URL, stop it.
+    `extra_args` go to the server's command line (e.g. ("--n_threads", "1"))."""
     for module in ("fastapi", "uvicorn", "sse_starlette", "pydantic_settings", "starlette_context"):
         require(module, "pip install fastapi uvicorn sse-starlette pydantic-settings starlette-context "
                 "(the extras of llama-cpp-python[server])")
@@ -29,7 +31,7 @@ def serve_llama(model: Path, log_path: Path, *, timeout_s: float = 60.0) -> Iter
     url = f"http://127.0.0.1:{port}"
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096"],
+                                 "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", *extra_args],
                                 stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + timeout_s

@@ -223,3 +223,68 @@ def format_report(report: SpeedReport, estimate: SpecEstimate | None = None, max
     if report.warning:
         lines.append(f"  warning: {report.warning}")
     return lines
+
+
+@dataclass(frozen=True)
+class BatchReport:
+    """B answers one at a time against B answers decoded together in one llama.cpp batch, on this machine."""
+
+    batch: int
+    tokens: int
+    one_at_a_time_s: float
+    batched_s: float
+    answers_differ: int
+
+    @property
+    def ratio(self) -> float:
+        """Answers per second batched, as a multiple of one at a time (above 1: batching pays here)."""
+        return self.one_at_a_time_s / self.batched_s if self.batched_s > 0 else 0.0
+
+    def verdict(self) -> str:
+        if self.ratio >= 1.2 and not self.answers_differ:
+            return f"batching pays here: use --batch {self.batch}"
+        why = f"{self.ratio:.2f}x the answers/s" + (f", and {self.answers_differ} of {self.batch} greedy answers "
+                                                    "change" if self.answers_differ else "")
+        return (f"batching does not pay here ({why}): keep --batch 1, and use the other cores with "
+                "bench run --generators")
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "ratio": self.ratio, "verdict": self.verdict()}
+
+
+def batch_check(path: str | Path, batch: int, *, tokens: int = 96, threads: int | None = None,
+                task: TaskState | None = None) -> BatchReport:
+    """Write `batch` experiment prompts' answers (`tokens` each, greedy, every prompt read in full) one at a time,
+    then `batch` together in one llama.cpp batch; compare the time and the answers."""
+    import time
+
+    from domain_drafter.core.bundle import load_bundled
+    from domain_drafter.core.prompt import build_prompt
+    from domain_drafter.llm.backend import DecodingOptions
+    from domain_drafter.llm.batch import BatchRequest
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    if batch < 2:
+        raise ModelError(f"--batch must be at least 2 to compare with one at a time, got {batch}")
+    task = task or TaskState()
+    pool = load_bundled()
+    prompts = [build_prompt(b, a, pool).text for b in pool for a in b.action_names][:batch]
+    options = DecodingOptions(max_tokens=tokens, stop=())
+    with LlamaCppBackend(Path(path).expanduser(), n_threads=threads, reuse_prompt_cache=False,
+                         n_ctx_per_seq=2048) as backend:
+        task.report(0, 2, f"{batch} answers one at a time")
+        start = time.perf_counter()
+        alone = [backend.generate(p, options, task=task).text for p in prompts]
+        one_s = time.perf_counter() - start
+        task.check_cancelled()
+        task.report(1, 2, f"{batch} answers in one batch")
+        together: dict[int, str] = {}
+        start = time.perf_counter()
+        backend.generate_stream((BatchRequest(p, options, i) for i, p in enumerate(prompts)),
+                                lambda request, generation: together.__setitem__(request.tag, generation.text),
+                                n_slots=batch, task=task)
+        batched_s = time.perf_counter() - start
+        task.check_cancelled()
+    task.report(2, 2, "measured")
+    differ = sum(together.get(i) != text for i, text in enumerate(alone))
+    return BatchReport(batch, tokens, one_s, batched_s, differ)

@@ -130,6 +130,12 @@ def cmd_models_check(args: argparse.Namespace) -> int:
     print(f"checking {path} ...", file=sys.stderr)
     with cancel_on_sigint() as task:
         report = speed_check(path, tokens=args.tokens, n_ctx=args.n_ctx, threads=args.threads, ram=ram, task=task)
+        batched = None
+        if args.batch is not None:
+            from domain_drafter.llm.speed_check import batch_check
+
+            print(f"measuring --batch {args.batch} against one at a time ...", file=sys.stderr)
+            batched = batch_check(path, args.batch, threads=args.threads, task=task)
     estimate = estimate_spec(report, spec) if spec is not None else None
     max_tokens = spec.max_tokens if spec is not None else 300
     if args.json:
@@ -138,9 +144,14 @@ def cmd_models_check(args: argparse.Namespace) -> int:
         if estimate is not None:
             data["spec"] = {"name": estimate.spec, "answers": estimate.tasks, "max_tokens": estimate.max_tokens,
                             "seconds": estimate.total_s}
+        if batched is not None:
+            data["batch"] = batched.to_dict()
         print(json.dumps(data, indent=2))
     else:
         print("\n".join(format_report(report, estimate, max_tokens)))
+        if batched is not None:
+            print(f"  batch of {batched.batch} ({batched.tokens} tokens each): {batched.batched_s:.1f} s against "
+                  f"{batched.one_at_a_time_s:.1f} s one at a time = {batched.ratio:.2f}x; {batched.verdict()}")
     return 0
 
 
@@ -166,5 +177,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tokens", type=int, default=16, help="tokens to generate for the measurement (default 16)")
     p.add_argument("--n-ctx", type=int, default=None, help="context size in tokens (default: the app's)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: the backend's)")
+    p.add_argument("--batch", type=int, default=None, metavar="B",
+                   help="also measure B answers decoded together against B one at a time (does --batch pay here? "
+                        "on a CPU it usually does not; on a GPU build or with a large model it can)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_models_check)
