@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain_drafter.core.errors import ModelError
@@ -30,6 +30,7 @@ from domain_drafter.llm.backend import (
     make_stats,
     messages_of,
 )
+from domain_drafter.llm.sse import choice_text, retry_after_seconds, role_only, sse_events
 
 # Sent with every request unless the caller passes other `extra_body`. llama_cpp.server samples
 # with repeat_penalty=1.1 by default, which would make "greedy" differ from the paper's (and
@@ -165,7 +166,7 @@ class OpenAICompletionsBackend:
             if resp.status in TRANSIENT_STATUS:
                 raise TransientServerError(f"the server answered HTTP {resp.status}: {detail}", where=self.url,
                                            hint="the server is busy or failing; try again later",
-                                           retry_after_s=_seconds(retry_after))
+                                           retry_after_s=retry_after_seconds(retry_after))
             hint = "check the API key" if resp.status in (401, 403) else (
                 f"is this an OpenAI-compatible server with {self._route}?" if resp.status == 404 else None
             )
@@ -256,18 +257,18 @@ class OpenAICompletionsBackend:
             if not self.stream:
                 data = json.loads(resp.read().decode("utf-8"))
                 choice = (data.get("choices") or [{}])[0]
-                emit(scanner.feed(_choice_text(choice)))
+                emit(scanner.feed(choice_text(choice)))
                 finish = choice.get("finish_reason")
                 usage = data.get("usage") or {}
             else:
-                for event in _sse_events(resp):
+                for event in sse_events(resp):
                     if task is not None and task.cancelled:
                         raise _Cancelled()
                     if event.get("usage"):
                         usage = event["usage"]
                     for choice in event.get("choices") or []:
-                        text = _choice_text(choice)
-                        if text or (choice.get("finish_reason") is None and not _role_only(choice)):
+                        text = choice_text(choice)
+                        if text or (choice.get("finish_reason") is None and not role_only(choice)):
                             n_chunks += 1
                             if t_first is None:
                                 t_first = time.perf_counter()
@@ -379,58 +380,3 @@ class OpenAICompletionsBackend:
             finally:
                 conn.close()
         return 0
-
-
-def _choice_text(choice: Mapping[str, Any]) -> str:
-    """The text of one choice: `text` (completions), `delta.content` (a streamed chat chunk) or
-    `message.content` (a whole chat answer)."""
-    if "text" in choice:
-        return choice.get("text") or ""
-    part = choice.get("delta") or choice.get("message") or {}
-    return (part.get("content") or "") if isinstance(part, Mapping) else ""
-
-
-def _role_only(choice: Mapping[str, Any]) -> bool:
-    """A streamed chat chunk that only opens the assistant's turn (no token of the answer)."""
-    delta = choice.get("delta")
-    return isinstance(delta, Mapping) and not delta.get("content") and "role" in delta
-
-
-def _seconds(retry_after: str | None) -> float | None:
-    """A Retry-After header given in seconds (its HTTP-date form is ignored)."""
-    try:
-        return max(0.0, float(retry_after)) if retry_after else None
-    except ValueError:
-        return None
-
-
-def _sse_events(resp: http.client.HTTPResponse) -> Iterator[dict[str, Any]]:
-    """JSON payloads of the `data:` events of a server-sent-events stream, until [DONE]."""
-    data_lines: list[str] = []
-    while True:
-        raw = resp.readline()
-        if not raw:
-            if data_lines:  # stream ended without the blank line after the last event
-                payload = "\n".join(data_lines)
-                if payload.strip() != "[DONE]":
-                    yield json.loads(payload)
-            return
-        line = raw.decode("utf-8").rstrip("\r\n")
-        if not line:
-            if data_lines:
-                payload = "\n".join(data_lines)
-                data_lines = []
-                if payload.strip() == "[DONE]":
-                    return
-                event = json.loads(payload)
-                if isinstance(event, dict) and "error" in event and not event.get("choices"):
-                    err = event["error"]
-                    msg = err.get("message", err) if isinstance(err, dict) else err
-                    raise ValueError(f"the server reported an error: {msg}")
-                yield event
-            continue
-        if line.startswith(":"):  # comment / keep-alive ping
-            continue
-        field, _, value = line.partition(":")
-        if field == "data":
-            data_lines.append(value[1:] if value.startswith(" ") else value)
