@@ -56,9 +56,17 @@ def test_cancel_closes_the_stream(llama_server):
         cancelled_at.append(time.perf_counter())
         task.cancel()
 
-    timer = threading.Timer(0.2, cancel)
+    first_token = threading.Event()
+
+    def cancel_soon_after_the_first_token() -> None:   # a loaded machine may take long for the first
+        first_token.wait(60)
+        time.sleep(0.2)
+        cancel()
+
+    timer = threading.Thread(target=cancel_soon_after_the_first_token)
     timer.start()
-    g = b.generate(PROMPT, DecodingOptions(max_tokens=3000, stop=(), grammar=ASCII), task=task)
+    g = b.generate(PROMPT, DecodingOptions(max_tokens=3000, stop=(), grammar=ASCII), task=task,
+                   on_token=lambda _piece: first_token.set())
     returned = time.perf_counter()
     timer.join()
     assert g.stats.stop_reason == "cancelled"
