@@ -14,7 +14,7 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.gui.authoring.menu import install_authoring_menu
-from domain_drafter.gui.dialogs.bench_dialog import install_benchmark_menu
+from domain_drafter.gui.dialogs.bench_menu import install_benchmark_menu
 from domain_drafter.gui.dialogs.help_dialogs import ResultClassesDialog
 from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
@@ -169,7 +169,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         for action in self.toolbar.run_actions:
             run_menu.addAction(action)
-        install_benchmark_menu(self, self.state)   # Benchmark > Run benchmark… (gui/dialogs/bench_dialog.py)
+        install_benchmark_menu(self, self.state)   # Benchmark > Run benchmark… (gui/dialogs/bench_menu.py)
         install_authoring_menu(self, self.state)   # Authoring > Draft this domain… (gui/authoring/menu.py)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
