@@ -48,7 +48,7 @@ def format_evaluation(result) -> str:
         return format_check(result.check, result.are)
     lines = []
     if result.error:
-        lines.append(f"error: {result.error}")
+        lines.append(f"error: {result.error.message}")
     else:
         lines.append(verdict_name(result.subclass) + (" (cached)" if result.cached else ""))
     lines.append(f"  {proof_headline(result.proof, result.equivalence) or result.message}")

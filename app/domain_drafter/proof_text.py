@@ -34,7 +34,7 @@ def proof_headline(proof: ProofReport | None, heuristic: EquivalenceReport | Non
             return f"Equivalent (paper heuristic, no proof requested): {heuristic.message}"
         return heuristic.message
     if proof.error:
-        return f"No proof: {proof.error}"
+        return f"No proof: {proof.error.message}"
     if not proof.proven:
         why = proof.reason or "the proof did not finish"
         if heuristic is None:

@@ -166,7 +166,7 @@ def _planner_stage(state: dict) -> tuple[str, str]:
     with _evaluator() as evaluator:
         result = evaluator.evaluate(bundle, ACTION, answer)
     if result.error:
-        return result.error, _planner_fix(RuntimeError(result.error))
+        return result.error.message, _planner_fix(RuntimeError(result.error.message))
     if result.equivalence is None:  # the grammar allows only answers that pass the checks
         return f"{what} failed the checks before K* ran: {result.message}", (
             f"this is a bug: report it with the output of `domain-drafter generate {DOMAIN} {ACTION} --grammar`")

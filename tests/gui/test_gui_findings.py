@@ -22,6 +22,7 @@ from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.drafting.loop import Feedback
 from domain_drafter.drafting.workspace import NewActionSpec
+from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.grammar import ActionGrammar
 
@@ -193,7 +194,8 @@ def test_a_failed_settings_save_is_reported(qtbot, window, tmp_path, monkeypatch
     monkeypatch.setenv("XDG_CONFIG_HOME", str(blocker))
     with qtbot.waitSignal(window.error_reported, timeout=5_000) as reported:
         window.grammar_check.setChecked(not window.grammar_check.isChecked())
-    assert str(blocker) in reported.args[0]
+    [error] = reported.args
+    assert isinstance(error, OSError) and str(blocker) in describe_error(error).text   # the exception itself
     box = window.findChild(QMessageBox, "errorBox")
     assert box is not None and "settings" in box.windowTitle().lower()
     box.close()

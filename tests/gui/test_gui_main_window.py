@@ -14,10 +14,12 @@ from PySide6.QtWidgets import QMessageBox
 from domain_drafter.core.bundle import bundled_names
 from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.descriptions import DescriptionClass, describe_action
+from domain_drafter.core.errors import ModelError, PddlSyntaxError
 from domain_drafter.core.prompt import build_prompt
 from domain_drafter.gui.editor.code_editor import MarkKind, normalized
 from domain_drafter.gui.panels.item_models import FailingRole
 from domain_drafter.gui.panels.result_display import BADGE_STYLES
+from domain_drafter.gui.state.errors import describe_error
 
 
 def badge_colour(window) -> str:
@@ -229,7 +231,9 @@ def test_opening_a_folder_with_a_syntax_error_reports_file_line_and_column(qtbot
     with qtbot.waitSignal(window.error_reported, timeout=JOB_TIMEOUT_MS) as reported:
         window.open_domain_folder(folder)
     location = f"{folder / 'domain.pddl'}:7:5"
-    assert reported.args[0].startswith(f"{location}: unexpected ':effect'")
+    [error] = reported.args
+    assert isinstance(error, PddlSyntaxError) and str(error.where) == location
+    assert describe_error(error).message.startswith(f"{location}: unexpected ':effect'")
     box = window.findChild(QMessageBox, "errorBox")
     assert box is not None and box.isVisible() and location in box.text()
     box.close()
@@ -252,10 +256,24 @@ def test_a_model_that_cannot_load_is_reported_and_leaves_no_verdict(qtbot, windo
     window.add_model_file(junk)
     with qtbot.waitSignal(window.error_reported, timeout=JOB_TIMEOUT_MS) as reported:
         window.generate_action.trigger()
-    assert str(junk) in reported.args[0]
+    [error] = reported.args
+    assert isinstance(error, ModelError) and str(junk) in describe_error(error).text
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=JOB_TIMEOUT_MS)
     assert window.result_panel.result is None and "No verdict" in window.result_panel.message.text()
     box = window.findChild(QMessageBox, "errorBox")
     assert box is not None and box.windowTitle() == "Generation failed"
     assert "Settings ▸ Model file" in box.text()   # which setting to change
+    box.close()
+
+
+def test_generate_without_any_model_reports_a_model_error_object(qtbot, window):
+    select(qtbot, window, "blocksworld", "stack")
+    window.state.set_model(None)
+    with qtbot.waitSignal(window.error_reported, timeout=5_000) as reported:
+        window.generate()
+    [error] = reported.args
+    assert isinstance(error, ModelError) and "no model to use" in error.what
+    box = window.findChild(QMessageBox, "errorBox")
+    assert box is not None and box.windowTitle() == "No model" and "Open model file" in box.text()
+    assert not window.runner.busy
     box.close()

@@ -22,6 +22,7 @@ from domain_drafter.gui.main.window import MainWindow
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import default_model_dir
+from domain_drafter.planning.counterexample import ProofError
 
 STALL_LIMIT_MS = 100
 
@@ -109,7 +110,8 @@ def test_a_model_that_fails_to_load_says_why_and_which_setting_to_change(qtbot, 
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.error_reported, timeout=JOB_TIMEOUT_MS) as reported:
         window.show()
-    assert str(junk) in reported.args[0]
+    [error] = reported.args
+    assert isinstance(error, ModelError) and str(junk) in describe_error(error).text
     box = window.findChild(QMessageBox, "modelErrorBox")
     assert box is not None and box.isVisible() and box.windowTitle() == "Cannot load the model"
     assert "Settings ▸ Model file" in box.text()
@@ -134,6 +136,7 @@ def test_a_model_that_fails_to_load_says_why_and_which_setting_to_change(qtbot, 
     (PlannerError("K* crashed"), "planner_time_limit_s"),
     (ContextTooSmallError("prompt has 5000 tokens but the model's context is 4096", where="/m/x.gguf"), "examples"),
     (OSError(28, "No space left on device", "/data/x"), ""),
+    (ProofError("the counterexample on problem p01 does not check out"), ""),
 ])
 def test_failure_advice_names_the_setting_by_the_error_type(error, setting):
     described = describe_error(error)
@@ -143,6 +146,8 @@ def test_failure_advice_names_the_setting_by_the_error_type(error, setting):
         assert "Settings ▸ Context examples" in described.hint
     elif isinstance(error, ModelError):
         assert "Settings ▸ Model file" in described.hint and (error.hint or "") in described.hint
+    elif isinstance(error, ProofError):   # a DrafterError, but one that only a bug raises
+        assert "bug" in described.hint and described.message == str(error)
 
 
 def test_the_event_loop_never_stalls_while_loading_generating_and_checking(qtbot, private_homes, tiny_model):

@@ -10,14 +10,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from gui_helpers import open_main_window, run_job, select
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from domain_drafter.core.bundle import load_bundle_path
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.dialogs import NewActionDialog
 from domain_drafter.gui.authoring.window import AuthoringWindow
 from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.folders import Purpose, last_folder
 from domain_drafter.gui.state.settings import AppSettings, load_settings
 from domain_drafter.gui.state.workers import JobKind, JobOutcome
 
@@ -228,3 +229,86 @@ def test_try_it_reads_as_sentences(qtbot, bundles, tmp_path):
     assert lines[0] == "Try it: transfer is used by the plans." and len(lines) > 3
     assert all(line.endswith((".", ":")) for line in lines), lines
     assert win.status.text() == lines[0]
+
+
+def test_a_users_domain_named_like_a_bundled_one_shows_its_folder(qtbot, window, tmp_path, bundles, monkeypatch):
+    """Defect 8: the bundled depot and a user's depot folder both showed as 'depot'."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    folder = tmp_path / "home" / "work" / "depot"
+    shutil.copytree(bundles["depot"].folder, folder)
+    assert run_job(qtbot, window, lambda: window.open_domain_folder(folder)) == ("open", "finished")
+    panel = window.domain_panel
+    rows = [panel.domain_list.item(r) for r in range(panel.domain_count())]
+    depots = [item for item in rows if item.text().startswith("depot")]
+    assert [item.text() for item in depots] == ["depot", "depot\n~/work/depot"]
+    assert depots[0].toolTip().startswith("bundled domain: ") and str(folder) in depots[1].toolTip()
+    assert panel.domain_names().count("depot") == 2 and window.current_bundle().folder == folder
+    assert panel.select_domain("depot") and window.current_bundle().name == "depot"
+
+
+def _choose(qtbot, parent, purpose: Purpose, chosen: Path) -> Path:
+    """Accept the open file dialog of `purpose` on `chosen`; returns the folder it had opened in."""
+    qtbot.waitUntil(lambda: parent.findChild(QFileDialog, f"{purpose.value}Dialog") is not None)
+    dialog = parent.findChild(QFileDialog, f"{purpose.value}Dialog")
+    opened_in = Path(dialog.directory().absolutePath())
+    dialog.setDirectory(str(chosen.parent))
+    dialog.selectFile(str(chosen))
+    dialog.accept()
+    qtbot.waitUntil(lambda: parent.findChild(QFileDialog, f"{purpose.value}Dialog") is None)   # deleted on close
+    return opened_in
+
+
+def test_each_file_dialog_opens_in_the_folder_last_used_for_its_purpose(qtbot, window, tmp_path, tiny_model, bundles,
+                                                                        monkeypatch):
+    """Defect 9: after saving a counterexample, Model file > Browse and Save domain as… opened in that folder."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    models, domains, elsewhere = tmp_path / "models", tmp_path / "domains", tmp_path / "problems"
+    for folder in (models, domains, elsewhere):
+        folder.mkdir()
+    model = models / "tiny.gguf"
+    shutil.copy(tiny_model, model)
+    shutil.copytree(bundles["gripper"].folder, domains / "my-gripper")
+    window.open_model_dialog()
+    assert _choose(qtbot, window, Purpose.MODEL, model) == tmp_path   # nothing remembered yet: the home folder
+    assert window.state.model.path == model
+    window.open_domain_dialog()
+    _choose(qtbot, window, Purpose.DOMAIN, domains / "my-gripper")
+    qtbot.waitUntil(lambda: window.current_bundle().folder == domains / "my-gripper", timeout=30_000)
+    stray = QFileDialog(window, "another dialog", str(elsewhere))   # Qt's own last folder moves there
+    stray.selectFile(str(elsewhere))
+    stray.accept()
+    assert last_folder(Purpose.MODEL) == models and last_folder(Purpose.DOMAIN) == domains
+    window.open_model_dialog()
+    assert _choose(qtbot, window, Purpose.MODEL, model) == models
+    window.open_domain_dialog()
+    assert _choose(qtbot, window, Purpose.DOMAIN, domains / "my-gripper") == domains
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=30_000)
+    window.show_settings()
+    settings = window.settings_dialog
+    settings.model_edit.setText("")
+    settings._browse()
+    assert _choose(qtbot, settings, Purpose.MODEL, model) == models and settings.model_edit.text() == str(model)
+    settings.reject()
+
+
+def test_the_new_action_dialog_is_wide_titled_and_speaks_the_domains_types(qtbot, bundles, tmp_path):
+    """Defect 11: the New action… dialog was tiny, its title cut off, and its placeholders used gripper's types."""
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    copy.save(tmp_path / "b")
+    win = AuthoringWindow(copy, AppState(AppSettings(preload_model=False)))
+    qtbot.addWidget(win)
+    win.show()
+    seen = {}
+
+    def look() -> None:
+        dialog = QApplication.activeModalWidget()
+        seen.update(title=dialog.windowTitle(), width=dialog.width(), parameters=dialog.parameters.placeholderText(),
+                    summary=dialog.summary.placeholderText(), title_px=dialog.fontMetrics().horizontalAdvance(
+                        dialog.windowTitle()))
+        dialog.reject()
+
+    QTimer.singleShot(200, look)
+    win._ask_new_action()   # the window's own New action… (exec: the timer answers it)
+    assert seen["title"] == "New action in blocksworld"
+    assert seen["width"] >= 560 and seen["width"] > 2 * seen["title_px"]
+    assert seen["parameters"] == "?x - block ?y - block" and "ball" not in seen["parameters"] + seen["summary"]

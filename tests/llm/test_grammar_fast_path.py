@@ -13,7 +13,7 @@ import pytest
 
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.grammar import ActionGrammar
-from domain_drafter.llm.llama import _GrammarGreedy
+from domain_drafter.llm.grammar_sampler import GrammarGreedy as _GrammarGreedy
 
 PROMPTS = [
     "(define (domain blocksworld)\nInput: The robot picks up a block.\nOutput:",

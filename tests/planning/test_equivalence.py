@@ -6,6 +6,7 @@ import pytest
 from tests.conftest import all_reference_actions
 
 from domain_drafter.core.classes import ResultClass, Subclass
+from domain_drafter.core.errors import ErrorKind
 from domain_drafter.planning.evaluate import (
     EquivalenceMode,
     EvaluationOptions,
@@ -142,7 +143,8 @@ def test_missing_planner_is_an_error_result_never_equivalent(tmp_path, bundles):
         key = ev.verdict_key(bundle, "move", result.check.action)
         assert ev.verdicts.get(key) is None, "an error is never remembered as a verdict"
     assert result.subclass is None and result.result_class is None
-    assert result.error and "could not be planned" in result.error
+    assert result.error.kind is ErrorKind.PLANNER and "could not be planned" in result.error.message
+    assert result.to_dict()["error"] == result.error.message and result.to_dict()["error_kind"] == "planner"
 
 
 def test_result_serialises_to_json_with_every_part(evaluator, bundles):

@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import ErrorKind
 from domain_drafter.core.reader import read_problem
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.planning.equivalence import check_equivalence
@@ -70,7 +71,8 @@ def test_without_a_proven_noplan_the_planner_error_is_reported(bundles, tmp_path
     planner = KStarPlanner(k=100, time_limit_s=60)
     report = check_equivalence(bundle.domain, bundle.domain, [broken, p02], planner, PlanCache(planner, tmp_path))
     assert report.subclass is None
-    assert report.error.startswith("the reference domain could not be planned on p01: K* translator rejected")
+    assert report.error.message.startswith("the reference domain could not be planned on p01: K* translator rejected")
+    assert report.error.kind is ErrorKind.PLANNER and report.error.where == "p01"
 
 
 def test_a_decided_noplan_cancels_the_sibling_planner_runs(bundles, tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ from tests.core.courier import write_courier
 
 from domain_drafter.core.bundle import load_bundle
 from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import ErrorKind
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.fd_search import FastDownwardSearch
@@ -104,7 +105,8 @@ def test_a_counterexample_that_does_not_check_out_is_an_error_never_shown(evalua
     bundle = bundles["blocksworld"]
     result = evaluator.evaluate(bundle, "pick-up", bundle.domain.action("pick-up").to_pddl().replace("(clear ?x) ", "", 1))
     assert result.subclass is None and result.proof.counterexample is None
-    assert "does not check out" in result.error and "bug" in result.error
+    assert result.error.kind is ErrorKind.PROOF
+    assert "does not check out" in result.error.message and "bug" in result.error.message
 
 
 def test_a_cancelled_task_stops_the_proof(evaluator, bundles):

@@ -146,6 +146,9 @@ def write_tiny_llama(
     architecture: str = "llama",
     duplicate_token: bool = False,
     chat_template: str | None = None,
+    n_embd: int = N_EMBD,
+    n_ff: int = N_FF,
+    n_layer: int = N_LAYER,
 ) -> Path:
     """Write the tiny model to `path` (random weights from numpy seed `seed`) and return the path.
 
@@ -153,6 +156,7 @@ def write_tiny_llama(
     `duplicate_token=True` spells token 300 like token 299, which makes llama.cpp abort.
     `chat_template`: stored as tokenizer.chat_template (e.g. CHATML_TEMPLATE), for the chat prompt format;
     the vocabulary then also holds CHATML_TOKENS as control tokens.
+    `n_embd`, `n_ff`, `n_layer`: larger ones make a model whose prompt takes a measurable time to read.
     """
     import gguf  # test-only dependency: `pip install gguf`
 
@@ -168,13 +172,13 @@ def write_tiny_llama(
     w = gguf.GGUFWriter(str(path), architecture)
     w.add_name("tiny-random-llama")
     w.add_context_length(CONTEXT_LENGTH)
-    w.add_embedding_length(N_EMBD)
-    w.add_block_count(N_LAYER)
-    w.add_feed_forward_length(N_FF)
+    w.add_embedding_length(n_embd)
+    w.add_block_count(n_layer)
+    w.add_feed_forward_length(n_ff)
     w.add_head_count(N_HEAD)
     w.add_head_count_kv(N_HEAD_KV)
     w.add_layer_norm_rms_eps(1e-5)
-    w.add_rope_dimension_count(N_EMBD // N_HEAD)
+    w.add_rope_dimension_count(n_embd // N_HEAD)
     w.add_vocab_size(n_vocab)
     w.add_file_type(0)  # all F32
     w.add_tokenizer_model("gpt2")
@@ -192,20 +196,20 @@ def write_tiny_llama(
     def mat(rows: int, cols: int, std: float) -> np.ndarray:
         return (rng.standard_normal((rows, cols)) * std).astype(np.float32)
 
-    head_dim = N_EMBD // N_HEAD
-    w.add_tensor("token_embd.weight", mat(n_vocab, N_EMBD, 1.0))
-    for i in range(N_LAYER):
-        w.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(N_EMBD, dtype=np.float32))
-        w.add_tensor(f"blk.{i}.attn_q.weight", mat(N_EMBD, N_EMBD, 0.2))
-        w.add_tensor(f"blk.{i}.attn_k.weight", mat(N_HEAD_KV * head_dim, N_EMBD, 0.2))
-        w.add_tensor(f"blk.{i}.attn_v.weight", mat(N_HEAD_KV * head_dim, N_EMBD, 0.2))
-        w.add_tensor(f"blk.{i}.attn_output.weight", mat(N_EMBD, N_EMBD, 0.2))
-        w.add_tensor(f"blk.{i}.ffn_norm.weight", np.ones(N_EMBD, dtype=np.float32))
-        w.add_tensor(f"blk.{i}.ffn_gate.weight", mat(N_FF, N_EMBD, 0.2))
-        w.add_tensor(f"blk.{i}.ffn_up.weight", mat(N_FF, N_EMBD, 0.2))
-        w.add_tensor(f"blk.{i}.ffn_down.weight", mat(N_EMBD, N_FF, 0.2))
-    w.add_tensor("output_norm.weight", np.ones(N_EMBD, dtype=np.float32))
-    out = mat(n_vocab, N_EMBD, 0.5)
+    head_dim = n_embd // N_HEAD
+    w.add_tensor("token_embd.weight", mat(n_vocab, n_embd, 1.0))
+    for i in range(n_layer):
+        w.add_tensor(f"blk.{i}.attn_norm.weight", np.ones(n_embd, dtype=np.float32))
+        w.add_tensor(f"blk.{i}.attn_q.weight", mat(n_embd, n_embd, 0.2))
+        w.add_tensor(f"blk.{i}.attn_k.weight", mat(N_HEAD_KV * head_dim, n_embd, 0.2))
+        w.add_tensor(f"blk.{i}.attn_v.weight", mat(N_HEAD_KV * head_dim, n_embd, 0.2))
+        w.add_tensor(f"blk.{i}.attn_output.weight", mat(n_embd, n_embd, 0.2))
+        w.add_tensor(f"blk.{i}.ffn_norm.weight", np.ones(n_embd, dtype=np.float32))
+        w.add_tensor(f"blk.{i}.ffn_gate.weight", mat(n_ff, n_embd, 0.2))
+        w.add_tensor(f"blk.{i}.ffn_up.weight", mat(n_ff, n_embd, 0.2))
+        w.add_tensor(f"blk.{i}.ffn_down.weight", mat(n_embd, n_ff, 0.2))
+    w.add_tensor("output_norm.weight", np.ones(n_embd, dtype=np.float32))
+    out = mat(n_vocab, n_embd, 0.5)
     out[bos_id:] = 0.0   # BOS, EOS and any other control token: never picked by greedy decoding
     w.add_tensor("output.weight", out)
 

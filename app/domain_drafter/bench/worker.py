@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from domain_drafter.core.errors import ErrorRecord
 
 _evaluators: dict[tuple, Any] = {}
 _bundles: dict[str, Any] = {}
@@ -59,23 +62,25 @@ def _evaluator(k: int, time_limit_s: float, equivalence: str):
 
 def evaluate_job(job: EvaluationJob) -> dict[str, Any]:
     """Judge one answer; never raises for a bad answer or a planner failure (they become the verdict)."""
-    from domain_drafter.core.errors import DrafterError
+    from domain_drafter.core.errors import DrafterError, ErrorRecord
 
     try:
         result = _evaluator(job.k, job.time_limit_s, job.equivalence).evaluate(_bundle(job.domain), job.action, job.answer)
     except DrafterError as err:
-        return _error(job, err.what, err.message)
+        return _error(job, err.what, ErrorRecord.of(err))
     except Exception as err:
-        return _error(job, "internal error while judging this answer", f"{type(err).__name__}: {err}")
+        return _error(job, "internal error while judging this answer", ErrorRecord.of(err))
     data = result.to_dict()
     data["worker_pid"] = os.getpid()
     return data
 
 
-def _error(job: EvaluationJob, message: str, error: str) -> dict[str, Any]:
-    """A verdict-less result: it shows in the tables as "Evaluation error", with the reason."""
+def _error(job: EvaluationJob, message: str, error: ErrorRecord) -> dict[str, Any]:
+    """A verdict-less result: it shows in the tables as "Evaluation error", with the reason (an ErrorRecord)."""
+    from domain_drafter.core.errors import error_fields
+
     return {"domain": job.domain, "action": job.action, "class": None, "subclass": None, "message": message,
-            "error": error, "answer": job.answer, "findings": [], "timings": {}, "worker_pid": os.getpid(),
+            **error_fields(error), "answer": job.answer, "findings": [], "timings": {}, "worker_pid": os.getpid(),
             "equivalence_mode": job.equivalence}
 
 

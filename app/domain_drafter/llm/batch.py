@@ -23,6 +23,7 @@ from typing import Any
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.abort import AbortOnCancel
 from domain_drafter.llm.backend import DecodingOptions, Generation
 from domain_drafter.llm.llama_log import CaptureLog, load_lock
 from domain_drafter.llm.sequence import Sequence
@@ -107,15 +108,21 @@ class BatchDecoder:
         self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, keep, -1)
         slot.cached = tokens[:keep]
         i = keep
-        while i < len(tokens):
-            if task is not None and task.cancelled:
-                return False
-            part = tokens[i : i + self.chunk]
-            last = i + len(part) == len(tokens)
-            self._decode([(t, i + j, slot.seq_id, last and j == len(part) - 1) for j, t in enumerate(part)])
-            i += len(part)
-            if len(part) == self.chunk:
-                slot.cached = tokens[:i]
+        with AbortOnCancel(self.lc, self.ctx, task) as abort:   # a cancel stops the chunk being computed
+            while i < len(tokens):
+                if abort.cancelled:
+                    return False
+                part = tokens[i : i + self.chunk]
+                last = i + len(part) == len(tokens)
+                try:
+                    self._decode([(t, i + j, slot.seq_id, last and j == len(part) - 1) for j, t in enumerate(part)])
+                except ModelError:   # llama.cpp dropped the chunk's positions; the whole chunks before it stay
+                    if abort.cancelled:
+                        return False
+                    raise
+                i += len(part)
+                if len(part) == self.chunk:
+                    slot.cached = tokens[:i]
         slot.pos = len(tokens)
         return True
 

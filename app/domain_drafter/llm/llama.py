@@ -35,26 +35,23 @@ from typing import TYPE_CHECKING, Any
 
 from domain_drafter.core.errors import ContextTooSmallError, ModelError
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.abort import AbortOnCancel
 from domain_drafter.llm.amx import ModelParamsPatch, cpu_has_amx
 from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
 from domain_drafter.llm.chat_format import apply_chat_template, chat_prompt_tokens, model_chat_template
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
-from domain_drafter.llm.grammar_sampler import GrammarGreedy
-from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
+from domain_drafter.llm.llama_log import CaptureLog, load_lock
 from domain_drafter.llm.sequence import CallbackError, Pieces, Sequence
 
 if TYPE_CHECKING:
     from domain_drafter.llm.batch import BatchRequest
 
-# Old private names, kept importable for callers of the single-module version.
-_GrammarGreedy, _CallbackError = GrammarGreedy, CallbackError
-_CaptureLog, _CaptureStderr, _ModelParamsPatch = CaptureLog, CaptureStderr, ModelParamsPatch
 __all__ = ["LlamaCppBackend", "cpu_has_amx", "default_threads"]
 
 _INSTALL_HINT = "install it with `pip install llama-cpp-python` (it compiles llama.cpp; needs a C++ compiler and cmake)"
 
 # The prompt is evaluated in fixed chunks aligned to absolute positions ([0, C), [C, 2C), ...), and
-# cancellation is checked between them. llama.cpp's results for a token depend on the batch it was
+# a cancel stops the chunk being computed (llm/abort.py). llama.cpp's results for a token depend on the batch it was
 # computed in, so a reused cache prefix is only exact when it was computed in the same chunks as a
 # fresh evaluation would use: only whole chunks of an earlier prompt are kept (see _eval_prompt).
 # C depends on the model's size only (a responsive cancel on big models, throughput on small
@@ -350,7 +347,7 @@ class LlamaCppBackend:
         return seq.result()
 
     def _eval_prompt(self, tokens: list[int], task: TaskState | None) -> bool:
-        """Evaluate the prompt in aligned chunks (checking cancel in between); False if cancelled.
+        """Evaluate the prompt in aligned chunks; False if the task was cancelled (also in the middle of one).
 
         With reuse on, the cached tokens shared with the previous prompt are kept in whole chunks
         only, and only those that prompt evaluated as whole chunks (its last partial chunk and its
@@ -372,30 +369,30 @@ class LlamaCppBackend:
                 keep = 0
         if keep == 0:
             self._forget_cache()
-        llm.n_tokens = keep
-        self._clean = keep
-        self.last_reused_tokens = keep
-        i = keep
-        while i < len(tokens):
-            if task is not None and task.cancelled:
-                self._forget_cache()
-                return False
-            part = tokens[i : i + chunk]
-            llm.eval(part)
-            i += len(part)
-            if len(part) == chunk:
-                self._clean = i
+        llm.n_tokens = self._clean = self.last_reused_tokens = i = keep
+        with AbortOnCancel(self._lc, llm.ctx, task) as abort:
+            while i < len(tokens) and not abort.cancelled:
+                part = tokens[i : i + chunk]
+                try:
+                    llm.eval(part)
+                except RuntimeError:   # llama_decode returned 2: aborted in the middle of the chunk
+                    if not abort.cancelled:
+                        raise
+                    break
+                i += len(part)
+                if len(part) == chunk:
+                    self._clean = i
+        if i < len(tokens):   # cancelled before the prompt was read
+            self._forget_cache()
+            return False
         return True
 
     def _seq_rm(self, keep: int) -> bool:
-        lc = self._lc
-        mem = lc.llama_get_memory(self._llm.ctx)
-        return bool(lc.llama_memory_seq_rm(mem, -1, keep, -1))
+        return bool(self._lc.llama_memory_seq_rm(self._lc.llama_get_memory(self._llm.ctx), -1, keep, -1))
 
     def _forget_cache(self) -> None:
-        lc = self._lc
-        mem = lc.llama_get_memory(self._llm.ctx)
+        mem = self._lc.llama_get_memory(self._llm.ctx)
         if mem is not None:
-            lc.llama_memory_clear(mem, True)
+            self._lc.llama_memory_clear(mem, True)
         self._llm.n_tokens = 0
         self._clean = 0

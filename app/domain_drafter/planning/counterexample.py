@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import DrafterError, ErrorKind
 from domain_drafter.core.model import Atom, Domain, Literal
 from domain_drafter.planning.grounding import AtomIndex, GroundAction, lift_atom, show_atom, show_step
 from domain_drafter.planning.proof_types import DistinguishingState, ProofCounterexample
@@ -20,8 +21,10 @@ from domain_drafter.planning.state_space import Difference
 from domain_drafter.planning.validator import PlanValidator
 
 
-class ProofError(RuntimeError):
+class ProofError(DrafterError):
     """The proof produced something it must not (an unchecked or wrong counterexample): a bug to report."""
+
+    kind = ErrorKind.PROOF
 
 
 def _words(index: AtomIndex, g: GroundAction, state: int) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from domain_drafter.core.are import AreReport, action_reconstruction_error
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
 from domain_drafter.core.classes import Subclass
-from domain_drafter.core.errors import DomainError
+from domain_drafter.core.errors import DomainError, ErrorRecord, error_fields
 from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import Counterexample, EquivalenceReport, check_equivalence
@@ -103,7 +103,7 @@ class DomainComparison:
         return self.equivalence.subclass
 
     @property
-    def error(self) -> str | None:
+    def error(self) -> ErrorRecord | None:
         return self.equivalence.error
 
     @property
@@ -128,7 +128,7 @@ class DomainComparison:
     @property
     def message(self) -> str:
         if self.error:
-            return self.error
+            return self.error.message
         parts = []
         verdict = ""
         if self.subclass is Subclass.EQUIVALENT and self.proven:
@@ -166,7 +166,7 @@ class DomainComparison:
 
     def to_dict(self) -> dict:
         return {"verdict": self.verdict.value, "subclass": self.subclass.value if self.subclass else None,
-                "message": self.message, "error": self.error, "missing": list(self.missing),
+                "message": self.message, **error_fields(self.error), "missing": list(self.missing),
                 "changed": list(self.changed), "are_total": self.are_total,
                 "actions": [a.to_dict() for a in self.actions],
                 "divergence": self.divergence.to_dict() if self.divergence else None,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from domain_drafter.core.bundle import ProblemFile
 from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import ErrorKind, ErrorRecord, error_fields, error_from_fields
 from domain_drafter.core.model import Domain
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.planning.kstar import KStarPlanner, PlannerResult, PlannerStatus
@@ -89,7 +90,7 @@ class EquivalenceReport:
 
     subclass: Subclass | None
     counterexample: Counterexample | None = None
-    error: str | None = None
+    error: ErrorRecord | None = None
     problems: tuple[ProblemStats, ...] = field(default=())
     timings: dict = field(default_factory=dict, compare=False)
 
@@ -100,7 +101,7 @@ class EquivalenceReport:
     @property
     def message(self) -> str:
         if self.error:
-            return self.error
+            return self.error.message
         if self.subclass is Subclass.EQUIVALENT:
             n = sum(p.reference_plans + p.generated_plans for p in self.problems)
             count = len(self.problems)
@@ -110,7 +111,7 @@ class EquivalenceReport:
     def to_dict(self) -> dict:
         return {
             "subclass": self.subclass.value if self.subclass else None,
-            "message": self.message, "error": self.error, "timed_out": self.timed_out,
+            "message": self.message, **error_fields(self.error), "timed_out": self.timed_out,
             "counterexample": self.counterexample.to_dict() if self.counterexample else None,
             "problems": [p.to_dict() for p in self.problems], "timings": dict(self.timings),
         }
@@ -133,7 +134,7 @@ def equivalence_from_dict(data: dict) -> EquivalenceReport:
                      for p in data.get("problems", ()) if _exact_keys(p, ProblemStats))
     return EquivalenceReport(
         Subclass.from_name(data["subclass"]) if data.get("subclass") else None,
-        counterexample, data.get("error"), problems, dict(data.get("timings", {})))
+        counterexample, error_from_fields(data), problems, dict(data.get("timings", {})))
 
 
 def _exact_keys(entry: object, cls: type) -> bool:
@@ -213,12 +214,14 @@ def check_equivalence(reference: Domain, generated: Domain, problems: Sequence[P
                                      problems=stats, timings=timings)
     for problem, r in zip(problems, results):
         if r.reference.status is not PlannerStatus.SOLVED:
-            return EquivalenceReport(None, error=f"the reference domain could not be planned on {problem.name}: "
-                                                 f"{r.reference.message}", problems=stats, timings=timings)
+            why = f"the reference domain could not be planned on {problem.name}: {r.reference.message}"
+            return EquivalenceReport(None, error=ErrorRecord(ErrorKind.PLANNER, why, problem.name),
+                                     problems=stats, timings=timings)
     for problem, r in zip(problems, results):
         if r.generated.status is not PlannerStatus.SOLVED:
-            return EquivalenceReport(None, error=f"the planner failed on the generated domain ({problem.name}): "
-                                                 f"{r.generated.message}", problems=stats, timings=timings)
+            why = f"the planner failed on the generated domain ({problem.name}): {r.generated.message}"
+            return EquivalenceReport(None, error=ErrorRecord(ErrorKind.PLANNER, why, problem.name),
+                                     problems=stats, timings=timings)
 
     checks = (
         (Subclass.NP_APP, Direction.GENERATED_IN_REFERENCE, reference, "generated"),

@@ -14,6 +14,7 @@ from domain_drafter.core.answers import CheckReport, Finding, check_answer
 from domain_drafter.core.are import AreReport, action_reconstruction_error
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import ResultClass, Subclass
+from domain_drafter.core.errors import ErrorRecord, error_fields
 from domain_drafter.core.model import ActionSchema, canonical_action
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import EquivalenceReport, check_equivalence
@@ -43,7 +44,7 @@ class EvaluationResult:
     check: CheckReport
     are: AreReport | None = None
     equivalence: EquivalenceReport | None = None   # the paper's heuristic, whenever it was computed
-    error: str | None = None
+    error: ErrorRecord | None = None
     cached: bool = False
     timings: dict = field(default_factory=dict, compare=False)
     reference: ActionSchema | None = field(default=None, compare=False)
@@ -72,7 +73,7 @@ class EvaluationResult:
             "domain": self.domain, "action": self.action,
             "class": self.result_class.value if self.result_class else None,
             "subclass": self.subclass.value if self.subclass else None,
-            "message": self.message, "error": self.error, "cached": self.cached,
+            "message": self.message, **error_fields(self.error), "cached": self.cached,
             "findings": [f.to_dict() for f in self.findings],
             "candidate_span": list(self.check.candidate_span) if self.check.candidate_span else None,
             "generated_pddl": self.generated_pddl,
@@ -197,8 +198,9 @@ class Evaluator:
                                       reference_text=reference_text, settings=self.proof_settings,
                                       states=self.states, search=self.search, task=task)
         except ProofError as err:
+            error = ErrorRecord.of(err)
             return CachedVerdict(None, ProofReport(None, ProofMethod.HEURISTIC, False, 0, len(problems),
-                                                   error=str(err), reason=str(err)))
+                                                   error=error, reason=error.message))
         report = None
         if self.options.paper_too or not proof.proven:
             report = self._paper(bundle, generated, problems, reference_text, task)

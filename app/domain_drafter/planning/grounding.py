@@ -16,14 +16,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from domain_drafter.core.errors import DrafterError, ErrorKind
 from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain, Problem
 
 GroundAtom = tuple[str, ...]      # ("on", "a", "b")
 Key = tuple[str, ...]             # ("stack", "a", "b"): the ground action as a plan step
 
 
-class GroundingLimit(Exception):
+class GroundingLimit(DrafterError):
     """An action has more groundings than the explorer's limit (the caller falls back)."""
+
+    kind = ErrorKind.LIMIT
 
 
 class AtomIndex:

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 
 from domain_drafter.core.classes import Subclass
+from domain_drafter.core.errors import ErrorRecord, error_fields, error_from_fields
 from domain_drafter.planning.options import EquivalenceMode  # noqa: F401 - re-exported: consumers import it here
 from domain_drafter.planning.validator import PlanValidation, plan_validation_from_dict
 
@@ -176,14 +177,14 @@ class ProofReport:
     counterexample: ProofCounterexample | None = None
     reason: str = ""             # e.g. why unproven: "state budget 200000 reached after ..."
     timings: dict = field(default_factory=dict, compare=False)
-    error: str | None = None
+    error: ErrorRecord | None = None
     noplan_problem: str | None = None   # for NoPlan: the problem whose goal D' cannot reach
     score: AgreementScore | None = None  # METHOD 6b, beside the verdict (None: not computed)
 
     @property
     def message(self) -> str:
         if self.error:
-            return self.error
+            return self.error.message
         plural = "" if self.problems == 1 else "s"
         if self.method is ProofMethod.HEURISTIC:
             name = self.subclass.value if self.subclass else "No verdict"
@@ -210,7 +211,7 @@ class ProofReport:
         return {"subclass": self.subclass.value if self.subclass else None, "method": self.method.value,
                 "proven": self.proven, "states": self.states, "problems": self.problems,
                 "counterexample": self.counterexample.to_dict() if self.counterexample else None,
-                "reason": self.reason, "timings": dict(self.timings), "error": self.error,
+                "reason": self.reason, "timings": dict(self.timings), **error_fields(self.error),
                 "noplan_problem": self.noplan_problem, "message": self.message,
                 "score": self.score.to_dict() if self.score is not None else None}
 
@@ -233,4 +234,4 @@ def proof_from_dict(data: dict) -> ProofReport:
     return ProofReport(Subclass.from_name(data["subclass"]) if data.get("subclass") else None,
                        ProofMethod(data["method"]), data["proven"], data["states"], int(data["problems"]),
                        counterexample, str(data.get("reason", "")), dict(data.get("timings", {})),
-                       data.get("error"), data.get("noplan_problem"), score_from_dict(data.get("score")))
+                       error_from_fields(data), data.get("noplan_problem"), score_from_dict(data.get("score")))

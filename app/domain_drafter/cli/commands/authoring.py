@@ -113,7 +113,7 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
     def on_action(outcome) -> None:
         if not quiet:
             e = outcome.evaluation
-            verdict = f"{e.result_class.value}: {e.subclass.value}" if e.subclass else f"error: {e.error}"
+            verdict = f"{e.result_class.value}: {e.subclass.value}" if e.subclass else f"error: {e.error.message}"
             are = f"ARE {e.are.total}" if e.are else "ARE -"
             print(f"  {outcome.name:<20} {verdict:<32} {are:<8} {e.message}", flush=True)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QMainWindow, QMessageBox
 
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.window import AuthoringWindow
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import show_error
+from domain_drafter.gui.state.folders import Purpose, file_dialog
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 
 
@@ -50,14 +51,14 @@ def install_authoring_menu(window: QMainWindow, state: AppState) -> QAction:
             return
         show_authoring(window, state, WorkingCopy.from_bundle(state.bundle))
 
-    def open_folder() -> None:
-        folder = QFileDialog.getExistingDirectory(window, "Open a drafted domain folder")
-        if not folder:
-            return
-        worker = TaskWorker(_open_folder, Path(folder), kind=JobKind.OPEN_DRAFT)
+    def open_chosen(folder: Path) -> None:
+        worker = TaskWorker(_open_folder, folder, kind=JobKind.OPEN_DRAFT)
         worker.signals.finished.connect(lambda workspace: show_authoring(window, state, workspace))
         worker.signals.failed.connect(lambda err: show_error(window, err, "Cannot open the folder"))
         runner.start(worker)
+
+    def open_folder() -> None:
+        file_dialog(window, Purpose.DOMAIN, "Open a drafted domain folder", open_chosen, folder=True)
 
     action = menu.addAction("Draft this domain…", draft_current)
     menu.addAction("Open drafted folder…", open_folder)

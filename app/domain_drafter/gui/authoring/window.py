@@ -13,7 +13,6 @@ from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -36,7 +35,7 @@ from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
 from domain_drafter.gui.authoring.candidates import AuthoringCandidates
 from domain_drafter.gui.authoring.counterexample import AuthoringCounterexample
 from domain_drafter.gui.authoring.descriptions import DescriptionsEditor
-from domain_drafter.gui.authoring.dialogs import NewActionDialog, ask_folder
+from domain_drafter.gui.authoring.dialogs import NewActionDialog, ask_export, ask_folder
 from domain_drafter.gui.authoring.runs import AuthoringRunsMixin
 from domain_drafter.gui.authoring.saver import AutoSaver
 from domain_drafter.gui.authoring.tables import ActionStateModel, attempt_comparison, attempt_label
@@ -159,7 +158,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.save_as_action.setShortcut(QKeySequence.StandardKey.SaveAs)
         self.save_as_action.triggered.connect(self._ask_save_as)
         self.export_action = QAction("Export domain.pddl...", self)
-        self.export_action.triggered.connect(self._ask_export)
+        self.export_action.triggered.connect(lambda: ask_export(self, self.export_to))
         close = QAction("Close", self)
         close.setShortcut(QKeySequence.StandardKey.Close)
         close.triggered.connect(self.close)
@@ -319,7 +318,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.select(spec.name.lower())
 
     def _ask_new_action(self) -> None:
-        dialog = NewActionDialog(self)
+        dialog = NewActionDialog(self, self.workspace.working_domain())
         while dialog.exec() == QDialog.DialogCode.Accepted:
             try:
                 self.add_action(dialog.spec())
@@ -349,11 +348,6 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         folder = ask_folder(self, "Save domain as (a new or empty folder)", self.workspace.name)
         if folder is not None:
             self.save_to(folder)
-
-    def _ask_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export domain.pddl", "domain.pddl", "PDDL (*.pddl)")
-        if path:
-            self.export_to(Path(path))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._scratch_timer.isActive():

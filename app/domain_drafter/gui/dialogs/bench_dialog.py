@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QColor, QDesktopServices, QPainter
+from PySide6.QtCore import QObject, QRectF, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QPainter
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -38,8 +37,8 @@ from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_markdown
-from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
+from domain_drafter.gui.state.folders import Purpose, file_dialog
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 
@@ -231,10 +230,13 @@ class BenchmarkDialog(QDialog):
                 if widget.item(i).checkState() == Qt.CheckState.Checked]
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Results file", self.path_edit.text(), "SQLite (*.sqlite)")
-        if path:
-            self.path_edit.setText(path)
-            self._auto_path = False
+        current = Path(self.path_edit.text())
+        file_dialog(self, Purpose.RESULTS, "Results file", self._results_chosen, filters="SQLite (*.sqlite)", save=True,
+                    name=current.name, fallback=current.parent)
+
+    def _results_chosen(self, path: Path) -> None:
+        self.path_edit.setText(str(path))
+        self._auto_path = False
 
     def _path_chosen(self, _text: str) -> None:
         self._auto_path = False
@@ -370,40 +372,3 @@ def settings_summary(s: AppSettings) -> str:
     return (f"{s.examples} examples, at most {s.max_new_tokens} new tokens, {s.retries} retries, "
             f"{s.equivalence} equivalence, k = {s.k}, {s.planner_time_limit_s:.0f} s planner limit, "
             f"first seed {s.seed} (change them in Settings)")
-
-
-def install_benchmark_menu(window, state: AppState) -> QAction:
-    """Add Benchmark > Run benchmark… to a main window; the dialog is created on first use."""
-    menu = window.menuBar().addMenu("&Benchmark")
-    window.benchmark_dialog = None
-
-    def show() -> None:
-        dialog = window.benchmark_dialog
-        if dialog is None:
-            entries = state.model_entries or tuple(_registry_models())
-            models = [(e.name, str(e.path) if e.source != "default" else "default") for e in entries]
-            domains = [b.name for b in state.bundles] or _bundled_names()
-            dialog = window.benchmark_dialog = BenchmarkDialog(models, domains, window, settings=state.settings)
-            state.track(dialog.runner, "benchmark")   # the authoring window offers no quick fix while it runs
-            QCoreApplication.instance().aboutToQuit.connect(dialog.shutdown)   # a run stops with the app
-        elif not dialog.running:
-            dialog.set_settings(state.settings)   # Settings changed since: the next run uses them
-        dialog.show()
-        dialog.raise_()
-
-    action = menu.addAction("Run benchmark…", show)
-    window.benchmark_action = action
-    return action
-
-
-def _registry_models() -> list:
-    """Before the window listed its models: ask the registry."""
-    from domain_drafter.llm.models import list_models
-
-    return list_models()
-
-
-def _bundled_names() -> list[str]:
-    from domain_drafter.core.bundle import bundled_names
-
-    return bundled_names()

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.gui.panels.item_models import ReadOnlyTable
+from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.workers import TaskRunner, TaskWorker
 from domain_drafter.llm.catalogue import Catalogue, CatalogueModel, installed_path, load_catalogue
 from domain_drafter.llm.download import PullResult, hub_endpoint, pull_model
@@ -257,9 +258,8 @@ class GetModelDialog(QDialog):
             self.status.setText("<br>".join(format_report(result, estimate)))
         self._end("finished")
 
-    def _on_failed(self, error: object) -> None:
-        # state/workers.py emits the exception (older versions: its text)
-        self.last_error = error.message if isinstance(error, DrafterError) else str(error)
+    def _on_failed(self, error: BaseException) -> None:
+        self.last_error = describe_error(error).text
         self.status.setText(f"<span style='color:#c0392b'>Failed: {self.last_error}</span>".replace("\n", "<br>"))
         self._end("failed")
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.drafting.candidate_options import MAX_CANDIDATES
 from domain_drafter.drafting.loop import Feedback
+from domain_drafter.gui.state.folders import GGUF_FILTER, Purpose, file_dialog
 from domain_drafter.gui.state.settings import MAX_SEARCH_BUDGET, AppSettings
 from domain_drafter.planning.proof_types import EquivalenceMode
 
@@ -215,7 +217,6 @@ class SettingsDialog(QDialog):
             widget.setFocus()
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Model file", self.model_edit.text(),
-                                              "GGUF models (*.gguf);;All files (*)")
-        if path:
-            self.model_edit.setText(path)
+        current = self.model_edit.text().strip()
+        file_dialog(self, Purpose.MODEL, "Model file", lambda path: self.model_edit.setText(str(path)),
+                    filters=GGUF_FILTER, start=Path(current).expanduser().parent if current else None)

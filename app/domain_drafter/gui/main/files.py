@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFileDialog
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.main.drops import dropped_domain
+from domain_drafter.gui.state.folders import GGUF_FILTER, Purpose, file_dialog
 from domain_drafter.gui.state.jobs import open_bundle
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
 from domain_drafter.llm.models import ModelEntry
@@ -41,9 +41,7 @@ class WindowFilesMixin:
         self.prompt_dialog.raise_()
 
     def open_domain_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open domain folder")
-        if folder:
-            self.open_domain_folder(folder)
+        file_dialog(self, Purpose.DOMAIN, "Open domain folder", self.open_domain_folder, folder=True)
 
     def open_domain_folder(self, path: str | Path) -> None:
         """Load a domain folder (or domain.pddl) in a worker; errors are reported with file:line:col."""
@@ -86,9 +84,7 @@ class WindowFilesMixin:
 
     # --- models ----------------------------------------------------------------------------
     def open_model_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open model file", "", "GGUF models (*.gguf);;All files (*)")
-        if path:
-            self.add_model_file(path)
+        file_dialog(self, Purpose.MODEL, "Open model file", self.add_model_file, filters=GGUF_FILTER)
 
     def add_model_file(self, path: str | Path) -> ModelEntry:
         """Offer a GGUF file in the model selector and select it (new jobs use it)."""

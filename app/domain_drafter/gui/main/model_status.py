@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
 
+from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.jobs import LoadedModel, preload_model
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.backend import GenerationStats
@@ -134,9 +135,10 @@ class ModelStatus(QObject):
 
     def _on_failed(self, error: BaseException) -> None:
         self.loaded_model = None
-        self.last_error = str(error)
+        described = describe_error(error)
+        self.last_error = described.message
         self.model_label.setText("Model: not loaded (see Settings ▸ Model file)")
-        self.model_label.setToolTip(str(error))
+        self.model_label.setToolTip(described.text)
         self.failed.emit(error)
 
     def _on_cancelled(self) -> None:

@@ -1,6 +1,7 @@
 """What the window remembers between runs, in QSettings (gui.conf in the config folder).
 
-Only the window's geometry, its splitters' sizes and the recent domains live here; the
+Only the window's geometry, its splitters' sizes and the recent domains live here (and, from
+state/folders.py, the folder each kind of file dialog opens in); the
 settings that change what the engine does are in state/settings.py (a JSON file).
 """
 
@@ -8,19 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRect, QSettings
+from PySide6.QtCore import QByteArray, QRect
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from domain_drafter.core.paths import config_dir
 from domain_drafter.gui.main.geometry import Placement, Rect, first_placement, fits_a_screen
+from domain_drafter.gui.state.folders import gui_settings
 
 RECENT_LIMIT = 8
-
-
-def gui_settings() -> QSettings:
-    """Window state only, in the engine's config folder (gui.conf beside settings.json)."""
-    return QSettings(str(config_dir() / "gui.conf"), QSettings.Format.IniFormat)
 
 
 def to_rect(r: QRect) -> Rect:

@@ -35,15 +35,13 @@ class WindowSettingsMixin:
         self.classes_dialog.show_class(cls, self.app_settings.evaluation_options().equivalence)
 
     # --- errors ------------------------------------------------------------------------------
-    def report_error(self, title: str, message: str) -> None:
-        """Tell the user in a window-modal box that does not block the event loop; emit error_reported."""
+    def report_exception(self, title: str, error: BaseException) -> None:
+        """Tell the user in a window-modal box that does not block the event loop; emit error_reported(error)."""
+        message = describe_error(error).text
         self.last_error = message
         self.show_status(message.splitlines()[0] if message else title)
         error_box(self, title, message)
-        self.error_reported.emit(message)
-
-    def report_exception(self, title: str, error: BaseException) -> None:
-        self.report_error(title, describe_error(error).text)
+        self.error_reported.emit(error)
 
     # --- settings ----------------------------------------------------------------------------
     def show_settings(self, focus: str = "") -> None:
@@ -98,4 +96,4 @@ class WindowSettingsMixin:
         settings_button.clicked.connect(lambda: self.show_settings(described.setting or "model"))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
-        self.error_reported.emit(described.text)
+        self.error_reported.emit(error)

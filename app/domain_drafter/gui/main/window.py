@@ -11,10 +11,10 @@ from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QProgressBar, QSplitter, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.core.errors import DrafterError
+from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.gui.authoring.menu import install_authoring_menu
-from domain_drafter.gui.dialogs.bench_dialog import install_benchmark_menu
+from domain_drafter.gui.dialogs.bench_menu import install_benchmark_menu
 from domain_drafter.gui.dialogs.help_dialogs import ResultClassesDialog
 from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
@@ -50,7 +50,7 @@ MIN_POOL_THREADS = 4   # model load, generation and K* may run at once, whatever
 
 
 class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
-    error_reported = Signal(str)       # the text of an error shown to the user
+    error_reported = Signal(object)    # the exception of an error shown to the user (its text: describe_error)
     result_shown = Signal(object)      # an EvaluationResult now on screen
     job_ended = Signal(object, object)  # JobKind (startup, open, generate, evaluate), JobOutcome
 
@@ -169,7 +169,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         run_menu = self.menuBar().addMenu("&Run")
         for action in self.toolbar.run_actions:
             run_menu.addAction(action)
-        install_benchmark_menu(self, self.state)   # Benchmark > Run benchmark… (gui/dialogs/bench_dialog.py)
+        install_benchmark_menu(self, self.state)   # Benchmark > Run benchmark… (gui/dialogs/bench_menu.py)
         install_authoring_menu(self, self.state)   # Authoring > Draft this domain… (gui/authoring/menu.py)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
@@ -344,7 +344,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         if not self.state.has_target or self.runner.busy:
             return
         if entry is None:
-            self.report_error("No model", "No model to generate with: open a GGUF file (File ▸ Open model file…).")
+            self.report_exception("No model", ModelError("no model to use", hint="File ▸ Open model file…"))
             return
         self._warm_timer.stop()
         self.start_job(self.drafts.generate_worker(entry))

@@ -21,6 +21,7 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
 from domain_drafter.gui.panels.item_models import PlanStepListModel
+from domain_drafter.gui.state.folders import Purpose, last_folder, remember_folder
 from domain_drafter.planning.proof_types import ProofCounterexample
 from domain_drafter.proof_text import free_problem_path, reference_reaches_goal, save_problem, state_view
 
@@ -145,7 +146,7 @@ class DistinguishingStateView(QWidget):
             self.saved.setText(f"{self.bundle.name} is a bundled domain, which the app never changes: the problem "
                                f"goes into your copy of it, {copy}. Open that folder (File > Open domain folder) "
                                "to judge answers on it.")
-        folder = self.folder if self.folder is not None and self.folder.is_dir() else Path.home()
+        folder = self.folder if self.folder is not None and self.folder.is_dir() else last_folder(Purpose.PROBLEM)
         dialog = QFileDialog(self, "Save the counterexample as a problem", str(folder), "PDDL problem (*.pddl)")
         dialog.setObjectName("saveProblemDialog")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
@@ -171,6 +172,7 @@ class DistinguishingStateView(QWidget):
         except DrafterError as err:
             self.saved.setText(f"Not saved: {err.what}" + (f" ({err.hint})" if err.hint else ""))
             return None
+        remember_folder(Purpose.PROBLEM, written)
         said = f"Saved as {written}"
         if self.bundle is not None and is_bundled(self.bundle.folder):
             said += f" (your copy of {self.bundle.name}: open {written.parent.parent} to judge answers on it)"

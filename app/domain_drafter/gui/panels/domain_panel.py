@@ -8,8 +8,17 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.user_domains import is_bundled
 
 BundleRole = Qt.ItemDataRole.UserRole + 1
+
+
+def folder_line(folder: Path) -> str:
+    """A user domain's folder as its second line: under the home folder as ~/..."""
+    try:
+        return "~/" + folder.resolve().relative_to(Path.home().resolve()).as_posix()
+    except ValueError:
+        return str(folder)
 
 
 class DomainPanel(QWidget):
@@ -59,9 +68,11 @@ class DomainPanel(QWidget):
             self.domain_list.setCurrentItem(item)
 
     def _append(self, bundle: DomainBundle) -> QListWidgetItem:
-        item = QListWidgetItem(bundle.name)
+        """A bundled domain shows its name; a user's domain also its folder, so a same-named one can be told apart."""
+        bundled = is_bundled(bundle.folder)
+        item = QListWidgetItem(bundle.name if bundled else f"{bundle.name}\n{folder_line(bundle.folder)}")
         item.setData(BundleRole, bundle)
-        item.setToolTip(str(bundle.path))
+        item.setToolTip(f"bundled domain: {bundle.path}" if bundled else f"your domain: {bundle.path}")
         self.domain_list.addItem(item)
         return item
 
@@ -72,7 +83,7 @@ class DomainPanel(QWidget):
         return None
 
     def domain_names(self) -> list[str]:
-        return [self.domain_list.item(r).text() for r in range(self.domain_list.count())]
+        return [self.domain_list.item(r).data(BundleRole).name for r in range(self.domain_list.count())]
 
     def domain_count(self) -> int:
         return self.domain_list.count()
@@ -82,8 +93,8 @@ class DomainPanel(QWidget):
         return item.data(BundleRole) if item is not None else None
 
     def select_domain(self, name: str) -> bool:
-        for row in range(self.domain_list.count()):
-            if self.domain_list.item(row).text() == name:
+        for row, listed in enumerate(self.domain_names()):
+            if listed == name:
                 self.domain_list.setCurrentRow(row)
                 return True
         return False

@@ -222,7 +222,7 @@ class ResultPanel(QWidget):
         self.badge.show_badge(badge_text(result), badge_style(result), result.result_class)
         message = proof_headline(result.proof, result.equivalence) if result.proof is not None else result.message
         if result.error:
-            message = f"No verdict: {result.error}"
+            message = f"No verdict: {result.error.message}"
         else:
             score = result.proof.score if result.proof is not None and result.proof.proven else None
             if score is not None and result.subclass is not None and result.subclass.value != "Equivalent":

@@ -15,6 +15,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from domain_drafter.gui.startup.application import configure_application, set_application_icon
+from domain_drafter.gui.state.errors import describe_error
 
 STARTUP_TIMEOUT_MS = 60_000
 MIN_COLOURS = 8   # a window with panels, text and a toolbar has far more; a blank one has one or two
@@ -47,7 +48,7 @@ def draw_main_window() -> dict:
             app.quit()
 
     window.job_ended.connect(on_job_ended)
-    window.error_reported.connect(lambda message: outcome.setdefault("error", message))
+    window.error_reported.connect(lambda error: outcome.setdefault("error", describe_error(error).message))
     window.show()
     QTimer.singleShot(STARTUP_TIMEOUT_MS, app.quit)
     if "startup" not in outcome:

@@ -16,6 +16,7 @@ from domain_drafter.core.errors import (
     ContextTooSmallError,
     DomainError,
     DrafterError,
+    ErrorKind,
     ModelError,
     PddlSyntaxError,
     PlannerError,
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 
 MODEL_ADVICE = ("Choose another GGUF file in Settings ▸ Model file (empty: the embedded default model), or a "
                 "smaller one if memory is short.")
+BUG_HINT = "This is a bug in Domain Drafter; the log has the details. Please report it."
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ def describe_error(exc: BaseException) -> ErrorText:
             return ErrorText(what, hint or "Check that the K* planner is installed (pip install kstar-planner); "
                                            "Settings ▸ Planner time limit bounds each run.",
                              "planner_time_limit_s")
+        if exc.kind is ErrorKind.PROOF:   # the proof contradicted itself
+            return ErrorText(what, hint or BUG_HINT)
         if isinstance(exc, UsageError):
             return ErrorText(what, hint)
         return ErrorText(what, hint)
@@ -65,8 +69,7 @@ def describe_error(exc: BaseException) -> ErrorText:
         what = exc.strerror or str(exc)
         return ErrorText(f"{where}: {what}" if where else what,
                          "Check that the folder exists and can be written to, and that the disk is not full.")
-    return ErrorText(f"unexpected error: {type(exc).__name__}: {exc}",
-                     "This is a bug in Domain Drafter; the log has the details. Please report it.")
+    return ErrorText(f"unexpected error: {type(exc).__name__}: {exc}", BUG_HINT)
 
 
 def error_box(parent: QWidget | None, title: str, text: str, *, name: str = "errorBox",
