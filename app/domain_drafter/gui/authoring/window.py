@@ -57,7 +57,6 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
     job_ended = Signal(object, object)  # JobKind (draft-all, draft, try, judge, save, export), JobOutcome
     saved = Signal(str)                 # the folder or file written
     closed = Signal()
-    _outcome = Signal(object)           # (ActionOutcome, model name) from the Draft all worker
 
     def __init__(self, workspace: WorkingCopy, state: AppState | None = None, *, parent: QWidget | None = None):
         super().__init__(parent)
@@ -79,7 +78,6 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self._scratch_timer.timeout.connect(self._keep_scratch)
         self.editor.textChanged.connect(self._on_typed)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
-        self._outcome.connect(self._on_outcome)
         for source in (self.runner.job_ended, self.saver.job_ended):
             source.connect(self.job_ended)
         self.saver.saved.connect(self._on_saved)

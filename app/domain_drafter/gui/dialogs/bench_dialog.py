@@ -41,7 +41,7 @@ from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_ma
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.settings import AppSettings
-from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+from domain_drafter.gui.state.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
 
 CLASS_COLOURS = {"Syntax error": "#c0392b", "Semantic error": "#e67e22", "Different domain": "#2e86c1",
                  "Equivalent": "#27ae60", "error": "#7f8c8d"}
@@ -98,7 +98,7 @@ def write_report_files(results: Path, folder: Path, *, task: TaskState) -> Path:
 class BenchmarkDialog(QDialog):
     """Non-modal. `models` are (name, registry name or GGUF path) pairs; `domains` bundled names."""
 
-    run_ended = Signal(str)   # "finished", "stopped", "failed" or "report", once the buttons are up to date
+    run_ended = Signal(object)   # JobOutcome: FINISHED, STOPPED, FAILED, CANCELLED or REPORTED, buttons up to date
 
     def __init__(self, models: Sequence[tuple[str, str]], domains: Sequence[str], parent: QWidget | None = None,
                  *, results_path: Path | None = None, open_externally: bool = True,
@@ -117,7 +117,6 @@ class BenchmarkDialog(QDialog):
         self.last_summary: RunSummary | None = None
         self.report_path: Path | None = None
         self.last_error = ""
-        self._outcome = ""
 
         self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
         self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
@@ -333,30 +332,28 @@ class BenchmarkDialog(QDialog):
         if summary.cancelled:
             self.start_button.setText("Resume")
             self.eta_label.setText(f"Stopped at {summary.evaluated} of {summary.total}; Resume continues the run.")
-            self._outcome = "stopped"
         else:
             self.start_button.setText("Start")
             self.eta_label.setText(f"Finished: {summary.evaluated} of {summary.total} judged.")
-            self._outcome = "finished"
 
     def _on_failed(self, error: BaseException) -> None:
         self.last_error = describe_error(error).text
         self.eta_label.setText(f"Failed: {self.last_error}")
-        self._outcome = "failed"
 
     def _on_report(self, page: Path) -> None:
         self.report_path = page
         opened = self.open_externally and QDesktopServices.openUrl(QUrl.fromLocalFile(str(page)))
         self.eta_label.setText(f"Report written to {page}" + ("" if opened or not self.open_externally else
                                " (no web browser could be started: open that file yourself)"))
-        self._outcome = "report"
 
-    def _on_done(self, *_job: str) -> None:
+    def _on_done(self, kind: JobKind, outcome: JobOutcome) -> None:
         """After the worker's own signal and the runner's bookkeeping: the buttons are right when we say so."""
         self._update()
-        if self._outcome:
-            outcome, self._outcome = self._outcome, ""
-            self.run_ended.emit(outcome)
+        if outcome is JobOutcome.FINISHED and kind is JobKind.REPORT:
+            outcome = JobOutcome.REPORTED
+        elif outcome is JobOutcome.FINISHED and self.last_summary is not None and self.last_summary.cancelled:
+            outcome = JobOutcome.STOPPED   # the run returned what it had judged: Resume continues it
+        self.run_ended.emit(outcome)
 
 
 def _action_count(domain: str) -> int:

@@ -62,12 +62,12 @@ class CandidatesHost(Protocol):
 
 def search_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
                pool: Sequence[DomainBundle], options: DraftOptions, search: SearchOptions,
-               template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
-               task: TaskState) -> SearchOutcome:
-    """Draft until proven (no Qt: runs in a worker): the search, each answer fed as a Candidate as it is judged."""
+               template: PromptTemplate | None, *, task: TaskState,
+               on_yield: Callable[[Candidate], None]) -> SearchOutcome:
+    """Draft until proven (no Qt: runs in a worker): the search, each answer yielded as a Candidate as it is judged."""
     with models.acquire(entry, task) as lease:
         result = search_action(bundle, action, lease.backend, evaluator, pool, options, search, template=template,
-                               on_node=lambda node: on_candidate(node_candidate(node)), task=task)
+                               on_node=lambda node: on_yield(node_candidate(node)), task=task)
     return SearchOutcome(ranked_nodes(result), result.stopped, result.calls, result.equivalent_at, result.error)
 
 
@@ -93,13 +93,14 @@ class SearchOutcome:
 
 def candidates_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
                    pool: Sequence[DomainBundle], options: DraftOptions, candidates: CandidateOptions,
-                   template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
-                   task: TaskState) -> list[Candidate]:
-    """Load the model if needed (kept for this job), draft and judge the candidates (no Qt: runs in a worker)."""
+                   template: PromptTemplate | None, *, task: TaskState,
+                   on_yield: Callable[[Candidate], None]) -> list[Candidate]:
+    """Load the model if needed (kept for this job), draft and judge the candidates (no Qt: runs in a worker);
+    each candidate is yielded as it is judged."""
     with models.acquire(entry, task) as lease:
         return draft_candidates(bundle, action, lease.backend, evaluator, pool, options, candidates.n,
                                 sampled=candidates.sampled, temperature=candidates.temperature,
-                                template=template, on_candidate=on_candidate, task=task)
+                                template=template, on_candidate=on_yield, task=task)
 
 
 class MainCandidates(QObject):
@@ -161,7 +162,8 @@ class MainCandidates(QObject):
         assert state.bundle is not None
         worker = TaskWorker(job, state.models, entry, state.bundle, state.action, state.evaluator,
                             list(state.bundles), state.draft_options(), options, state.prompt_template(),
-                            self.panel.feed.judged.emit, kind=JobKind.GENERATE)
+                            kind=JobKind.GENERATE, yields=True)
+        worker.signals.yielded.connect(self.panel.add)    # each candidate as it is judged, in the GUI thread
         worker.signals.finished.connect(on_finished)
         self.target = (str(state.bundle.path), state.action)
         self.panel.start(title.format(what=f"{state.bundle.name} / {state.action}"))
