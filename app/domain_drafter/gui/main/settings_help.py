@@ -79,9 +79,9 @@ class WindowSettingsMixin:
         self.grammar_check.blockSignals(True)   # the toolbar switch shows the setting; no echo back
         self.grammar_check.setChecked(s.grammar)
         self.grammar_check.blockSignals(False)
-        self.description_panel.set_description_class(DescriptionClass(s.default_class))
-        self.description_panel.seed_spin.setValue(s.seed)
-        self.state.set_description(DescriptionClass(s.default_class), s.seed)
+        self.state.set_description(DescriptionClass(s.default_class), s.seed)   # the panel follows the state
+        target = self.state.target   # shown at once, also when it did not change (the first time)
+        self.description_panel.show_target(target.bundle, target.action, target.description_class, target.seed)
 
     def _on_model_failed(self, error: BaseException) -> None:
         """The model did not load: why, and which setting to change; everything else stays usable."""

@@ -1,7 +1,7 @@
 """The main window: lays out the panels, starts its own jobs, reports errors; no engine logic here.
 
 Everything the window shows as "current" (domain, action, class, seed, model, settings) lives in the
-`AppState` it is given (or makes); the other windows and dialogs get that same state.
+`AppState` it is given (or makes), which the other windows and dialogs share: widgets write to it, views follow it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.description_panel import DescriptionPanel
 from domain_drafter.gui.panels.domain_panel import DomainPanel
 from domain_drafter.gui.panels.result_panel import ResultPanel
-from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.app_state import AppState, Target
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.jobs import StartupData, load_startup
 from domain_drafter.gui.state.settings import AppSettings, load_settings
@@ -90,7 +90,8 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(WARM_DELAY_MS)
         self._warm_timer.timeout.connect(self._warm_prompt)
-        self.description_panel.options_changed.connect(self._on_description_changed)
+        self.description_panel.options_changed.connect(self.state.set_description)   # the widget writes to the state
+        self.state.target_changed.connect(self._on_target_changed)   # a slot of the window: ends with it
         self.window_state = WindowState(self, {"main": self.main_splitter, "centre": self.centre_splitter,
                                                "answer": self.answer_panel.splitter})
         self.window_state.restore()
@@ -127,7 +128,6 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         main.setContentsMargins(6, 4, 6, 0)
         self.setCentralWidget(main)
         self.result_panel.explain_requested.connect(self.show_result_classes)
-        self.domain_panel.domain_selected.connect(self.description_panel.show_bundle)
         self.domain_panel.action_selected.connect(self._on_action_selected)
         self.domain_panel.open_requested.connect(self.open_domain_dialog)
 
@@ -220,21 +220,20 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def show_status(self, text: str) -> None:
         self.status_label.setText(text)
 
-    def _on_action_selected(self, action: str) -> None:
-        bundle = self.current_bundle()
-        self.description_panel.show_action(action)
-        self.state.set_target(bundle, action)
-        self.drafts.set_target(bundle, action)
+    def _on_action_selected(self, action: str) -> None:   # the user's pick goes to the state; the views follow it
+        self.state.set_target(self.current_bundle(), action)
+
+    def _on_target_changed(self, target: Target) -> None:
+        """The state's target, shown: the panels (silently), why Generate cannot run, the title; then warm it."""
+        bundle, action = target.bundle, target.action
+        self.domain_panel.show_target(bundle, action)
+        self.description_panel.show_target(bundle, action, target.description_class, target.seed)
         if blocker := self.state.generate_blocker():
             self.show_status(blocker)
         self.toolbar.explain_generate(blocker)
         title = f"{bundle.name} / {action}" if bundle is not None and action else ""
         named = QApplication.applicationDisplayName() == APP_TITLE   # then Qt appends it to every window title
         self.setWindowTitle((title if named else f"{APP_TITLE} — {title}") if title else APP_TITLE)
-        self._warm_timer.start()
-
-    def _on_description_changed(self) -> None:
-        self.state.set_description(self.description_panel.description_class(), self.description_panel.seed())
         self._warm_timer.start()
 
     def current_prompt_text(self) -> str:

@@ -1,0 +1,66 @@
+"""The AppState is the one source of truth: a change of its target reaches every view, and a widget's own
+write does not come back to it (the views show the state under QSignalBlocker).
+
+Real parts: the real main window offscreen on the bundled domains; the state changed as code and as a user.
+"""
+
+from __future__ import annotations
+
+from gui_helpers import select
+
+from domain_drafter.core.descriptions import DescriptionClass
+
+MY_ANSWER = "(:action put-down :parameters (?x - block) :precondition (holding ?x) :effect (ontable ?x))"
+
+
+def _bundle(window, name: str):
+    return next(b for b in window.state.bundles if b.name == name)
+
+
+def test_changing_the_app_states_target_updates_the_views_silently(qtbot, window):
+    select(qtbot, window, "blocksworld", "put-down")
+    window.answer_panel.set_text(MY_ANSWER)
+    state, gripper = window.state, _bundle(window, "gripper")
+    targets, echoes = [], []
+    state.target_changed.connect(targets.append)
+    window.domain_panel.domain_selected.connect(echoes.append)
+    window.domain_panel.action_selected.connect(echoes.append)
+    window.description_panel.options_changed.connect(lambda *args: echoes.append(args))
+
+    state.set_target(gripper, "drop")
+    assert [t.key for t in targets] == [(str(gripper.path), "drop")]   # one change: no write came back
+    assert echoes == []                                                # every panel showed it silently
+    assert window.current_bundle() is gripper and window.domain_panel.action_names() == ["move", "pick", "drop"]
+    assert window.current_action() == "drop"
+    assert "drop" in window.description_panel.action_label.text()
+    assert window.description_panel.predicate_model.rowCount() == len(gripper.domain.predicates)
+    assert window.answer_panel.text() == "" and "gripper / drop" in window.windowTitle()
+    assert window.drafts.evaluate_worker() is None   # the controller reads the state's (empty) answer target
+
+    state.set_description(DescriptionClass.FLIPPED, 7)
+    assert (window.description_panel.description_class(), window.description_panel.seed()) == \
+        (DescriptionClass.FLIPPED, 7)
+    assert len(targets) == 2 and echoes == []
+
+    state.set_target(_bundle(window, "blocksworld"), "put-down")   # back: the answer kept for it returns
+    assert window.current_bundle().name == "blocksworld" and window.current_action() == "put-down"
+    assert window.answer_panel.text() == MY_ANSWER and echoes == [] and len(targets) == 3
+
+
+def test_a_users_pick_is_written_to_the_state_once(qtbot, window):
+    select(qtbot, window, "gripper", "move")
+    state = window.state
+    targets = []
+    state.target_changed.connect(targets.append)
+    assert window.domain_panel.select_action("pick")
+    assert [(t.bundle.name, t.action) for t in targets] == [("gripper", "pick")]
+    window.description_panel.seed_spin.setValue(state.seed + 3)
+    window.description_panel.class_combo.setCurrentIndex(
+        window.description_panel.class_combo.findData(DescriptionClass.RANDOM))
+    assert [(t.description_class, t.seed) for t in targets[1:]] == \
+        [(targets[0].description_class, targets[0].seed + 3), (DescriptionClass.RANDOM, targets[0].seed + 3)]
+    assert state.draft_options().description_class is DescriptionClass.RANDOM   # what the engine gets
+    assert window.domain_panel.select_domain("blocksworld")
+    assert [(t.bundle.name, t.action) for t in targets[3:]] == [("blocksworld", "pick-up")]
+    assert len(targets) == 4   # each pick once: the views' show-back under QSignalBlocker wrote nothing
+
