@@ -64,3 +64,39 @@ def test_a_users_pick_is_written_to_the_state_once(qtbot, window):
     assert [(t.bundle.name, t.action) for t in targets[3:]] == [("blocksworld", "pick-up")]
     assert len(targets) == 4   # each pick once: the views' show-back under QSignalBlocker wrote nothing
 
+
+
+def test_the_authoring_selection_is_a_state_the_table_writes_and_the_editor_follows(qtbot, bundles, tmp_path):
+    from domain_drafter.drafting.workspace import WorkingCopy
+    from domain_drafter.gui.authoring.window import AuthoringWindow
+    from domain_drafter.gui.state.app_state import AppState
+    from domain_drafter.gui.state.settings import AppSettings
+
+    state = AppState(AppSettings(preload_model=False))
+    state.set_target(bundles["blocksworld"], "stack")
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    copy.save(tmp_path / "bw")   # bound to a folder: closing asks nothing
+    win = AuthoringWindow(copy, state)
+    qtbot.addWidget(win)
+    win.show()
+    assert win.selected() == "stack" == win.actions_model.name_at(win.table.currentIndex().row())   # opened on it
+    changes = []
+    win.selection.changed.connect(changes.append)
+
+    win.selection.set("put-down")   # written as code: the table and the editor follow, once
+    assert changes == ["put-down"] and win.actions_model.name_at(win.table.currentIndex().row()) == "put-down"
+    assert win.editor.toPlainText().startswith("(:action put-down")
+    assert not win._scratch_timer.isActive()   # the shown text was set silently: nothing to keep
+    assert win.workspace.entries["put-down"].scratch is None
+
+    win.table.selectRow(win.actions_model.row_of("unstack"))   # a user's pick: written to the selection once
+    assert changes == ["put-down", "unstack"] and win.selected() == "unstack"
+    assert win.editor.toPlainText().startswith("(:action unstack")
+
+    win.editor.insertPlainText(";; mine\n")   # typed: kept after the pause
+    assert win._scratch_timer.isActive()
+    win.select("stack")                       # the typed text is kept before the editor changes
+    assert win.workspace.entries["unstack"].scratch.startswith(";; mine")
+    assert changes[-1] == "stack" and len(changes) == 3
+    qtbot.waitUntil(lambda: not win.saver.busy and not copy.dirty, timeout=10_000)
+    assert win.close()
