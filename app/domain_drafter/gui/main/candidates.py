@@ -32,7 +32,7 @@ from domain_drafter.gui.main.toolbar import ModelSelector
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidate_badge, ranked_title
 from domain_drafter.gui.panels.result_panel import ResultPanel
-from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.app_state import AppState, Target
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.model_library import ModelLibrary
@@ -119,10 +119,10 @@ class MainCandidates(QObject):
         self.dock.setWidget(self.panel)
         dock_area.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
-        self.target: tuple[str, str] | None = None   # (bundle path, action) the listed candidates are for
+        self.target: tuple[str, str] | None = None   # the Target.key the listed candidates are for
         self.action.triggered.connect(self.draft)
         self.panel.picked.connect(self.pick)
-        window.state.target_changed.connect(self._on_target_changed)
+        window.state.target_changed.connect(self._on_target_changed)   # a slot of this object: ends with it
         state = window.state
 
         def can_draft() -> bool:
@@ -165,7 +165,7 @@ class MainCandidates(QObject):
                             kind=JobKind.GENERATE, yields=True)
         worker.signals.yielded.connect(self.panel.add)    # each candidate as it is judged, in the GUI thread
         worker.signals.finished.connect(on_finished)
-        self.target = (str(state.bundle.path), state.action)
+        self.target = state.target.key
         self.panel.start(title.format(what=f"{state.bundle.name} / {state.action}"))
         self.dock.show()
         window.result_panel.clear(note.format(model=entry.name))
@@ -206,7 +206,7 @@ class MainCandidates(QObject):
         """The candidate's answer into the editor and its verdict into the result panel (already judged)."""
         window = self.window
         state = window.state
-        if window.runner.busy or state.bundle is None or self.target != (str(state.bundle.path), state.action):
+        if window.runner.busy or state.bundle is None or self.target != state.target.key:
             window.show_status("Wait for the candidates to be ranked" if window.runner.busy
                                else "These candidates were drafted for another action")
             return
@@ -219,9 +219,8 @@ class MainCandidates(QObject):
             window.answer_panel.show_findings(candidate.check.findings, candidate.answer)
         window.show_status(f"Candidate #{candidate.rank} in the editor: {candidate.verdict}")
 
-    def _on_target_changed(self) -> None:
-        state = self.window.state
-        if self.target is not None and (state.bundle is None or self.target != (str(state.bundle.path), state.action)):
+    def _on_target_changed(self, target: Target) -> None:
+        if self.target is not None and self.target != target.key:
             self.panel.start("Candidates (Draft N candidates drafts them for the selected action)")
             self.target = None
 

@@ -205,14 +205,14 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def app_settings(self) -> AppSettings:
         return self.state.settings
 
-    def current_bundle(self) -> DomainBundle | None:
-        return self.domain_panel.current_bundle()
+    def current_bundle(self) -> DomainBundle | None:   # the current things are the state's (the widgets write them)
+        return self.state.bundle
 
     def current_action(self) -> str:
-        return self.domain_panel.current_action()
+        return self.state.action
 
     def current_model(self) -> ModelEntry | None:
-        return self.model_selector.current_entry()
+        return self.state.model
 
     def draft_options(self) -> DraftOptions:
         return self.state.draft_options()
@@ -221,7 +221,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.status_label.setText(text)
 
     def _on_action_selected(self, action: str) -> None:   # the user's pick goes to the state; the views follow it
-        self.state.set_target(self.current_bundle(), action)
+        self.state.set_target(self.domain_panel.current_bundle(), action)
 
     def _on_target_changed(self, target: Target) -> None:
         """The state's target, shown: the panels (silently), why Generate cannot run, the title; then warm it."""
@@ -262,7 +262,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
 
     def _on_model_selected(self, _index: int) -> None:
         """Another model in the toolbar: new jobs use it; load it in the background (after the start-up)."""
-        self.state.set_model(self.current_model())
+        self.state.set_model(self.model_selector.current_entry())
         if self._started:   # the user's choice (not the start-up's listing) is saved as the Model file setting
             self.state.remember_model(self.current_model())
         if self._started and self.app_settings.preload_model and not self.closing:
@@ -327,7 +327,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.state.set_model_entries(data.models)
         if self.app_settings.model:
             self.model_selector.add_file(self.app_settings.model)
-        self.state.set_model(self.current_model())
+        self.state.set_model(self.model_selector.current_entry())
         if data.bundles:
             self.domain_panel.domain_list.setCurrentRow(0)
         models = self.model_selector.count()
