@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QColor, QDesktopServices, QPainter
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -38,42 +38,13 @@ from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_markdown
+from domain_drafter.gui.dialogs.class_bars import ClassBars
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.state.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
 
-CLASS_COLOURS = {"Syntax error": "#c0392b", "Semantic error": "#e67e22", "Different domain": "#2e86c1",
-                 "Equivalent": "#27ae60", "error": "#7f8c8d"}
 GRAMMAR_CHOICES = {"free decoding": (False,), "grammar": (True,), "both, side by side": (False, True)}
-
-
-class ClassBars(QWidget):
-    """A small bar chart: judged answers per result class."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.counts: dict[str, int] = {}
-        self.setMinimumHeight(110)
-
-    def set_counts(self, counts: dict[str, int]) -> None:
-        self.counts = dict(counts)
-        self.update()
-
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        names = [n for n in CLASS_COLOURS if n != "error" or self.counts.get("error")]
-        top = max([self.counts.get(n, 0) for n in names] + [1])
-        width = self.width() / len(names)
-        height = self.height() - 34
-        for i, name in enumerate(names):
-            value = self.counts.get(name, 0)
-            bar = height * value / top
-            rect = QRectF(i * width + 8, 14 + height - bar, width - 16, bar)
-            painter.fillRect(rect, QColor(CLASS_COLOURS[name]))
-            painter.drawText(QRectF(i * width, 0, width, 14), Qt.AlignmentFlag.AlignCenter, str(value))
-            painter.drawText(QRectF(i * width, self.height() - 18, width, 18), Qt.AlignmentFlag.AlignCenter, name)
-        painter.end()
 
 
 class _ProgressRelay(QObject):
