@@ -100,3 +100,19 @@ def test_the_authoring_selection_is_a_state_the_table_writes_and_the_editor_foll
     assert changes[-1] == "stack" and len(changes) == 3
     qtbot.waitUntil(lambda: not win.saver.busy and not copy.dirty, timeout=10_000)
     assert win.close()
+
+
+def test_the_model_selector_follows_the_states_model_without_writing_back(qtbot, window, tiny_model):
+    from domain_drafter.llm.models import ModelEntry
+
+    state = window.state
+    default = state.model
+    entry = ModelEntry(tiny_model.stem, tiny_model, tiny_model.stat().st_size, "path")
+    picks, settings = [], []
+    window.model_selector.currentIndexChanged.connect(picks.append)
+    state.settings_changed.connect(settings.append)
+    state.set_model(entry)
+    assert window.model_selector.current_entry() == entry and window.current_model() == entry
+    assert picks == [] and settings == []   # shown silently: not taken for a user's choice (not saved)
+    window.model_selector.setCurrentIndex(window.model_selector.findData(default))   # the user's pick
+    assert state.model == default and len(picks) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QToolBar, QWidget
 
@@ -60,6 +60,12 @@ class ModelSelector(QComboBox):
 
     def current_entry(self) -> ModelEntry | None:
         return self.currentData()
+
+    def show_entry(self, entry: ModelEntry | None) -> None:
+        """Show the state's model as selected, silently (a user's pick is said through currentIndexChanged)."""
+        if entry is not None:
+            with QSignalBlocker(self):
+                self.add_entry(entry, select=True)
 
     def select_default(self) -> None:
         for row in range(self.count()):

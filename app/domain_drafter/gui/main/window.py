@@ -91,7 +91,8 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self._warm_timer.setInterval(WARM_DELAY_MS)
         self._warm_timer.timeout.connect(self._warm_prompt)
         self.description_panel.options_changed.connect(self.state.set_description)   # the widget writes to the state
-        self.state.target_changed.connect(self._on_target_changed)   # a slot of the window: ends with it
+        self.state.target_changed.connect(self._on_target_changed)   # slots of the window: they end with it
+        self.state.model_changed.connect(self.model_selector.show_entry)
         self.window_state = WindowState(self, {"main": self.main_splitter, "centre": self.centre_splitter,
                                                "answer": self.answer_panel.splitter})
         self.window_state.restore()
