@@ -116,3 +116,39 @@ def test_the_model_selector_follows_the_states_model_without_writing_back(qtbot,
     assert picks == [] and settings == []   # shown silently: not taken for a user's choice (not saved)
     window.model_selector.setCurrentIndex(window.model_selector.findData(default))   # the user's pick
     assert state.model == default and len(picks) == 1
+
+
+_STATE_SIGNALS = {"settings_changed": "PyObject", "settings_save_failed": "PyObject", "bundles_changed": "PyObject",
+                  "target_changed": "PyObject", "model_changed": "PyObject", "running_changed": "bool"}
+
+
+def _receivers(state) -> dict[str, int]:
+    return {name: state.receivers(f"2{name}({kind})") for name, kind in _STATE_SIGNALS.items()}
+
+
+def test_a_deleted_main_window_leaves_no_connection_to_a_shared_state(qtbot, private_homes, bundles, capfd):
+    from dataclasses import replace
+
+    from domain_drafter.gui.main.window import MainWindow
+    from domain_drafter.gui.state.app_state import AppState
+    from domain_drafter.gui.state.settings import AppSettings
+
+    state = AppState(AppSettings(preload_model=False))
+    before = _receivers(state)
+    win = MainWindow(state=state, load=False)
+    assert _receivers(state)["target_changed"] > before["target_changed"]   # the views followed it
+    gone: list[bool] = []
+    win.destroyed.connect(lambda *_: gone.append(True))
+    win.close()
+    win.deleteLater()
+    qtbot.waitUntil(lambda: bool(gone), timeout=5000)
+    assert _receivers(state) == before
+    state.update_settings(replace(state.settings, seed=state.settings.seed + 1), save=False)
+    state.set_bundles(list(bundles.values()))
+    state.set_target(bundles["gripper"], "drop")
+    state.set_description(state.description_class, state.seed + 1)
+    state.set_model(None)
+    state.settings_save_failed.emit(OSError("disk full"))
+    state.running_changed.emit(False)
+    qtbot.wait(20)
+    assert "already deleted" not in capfd.readouterr().err

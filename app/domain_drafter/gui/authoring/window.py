@@ -86,7 +86,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.saver.saved.connect(self._on_saved)
         self.saver.failed.connect(lambda err: self.say(f"Not saved: {describe_error(err).text}"))
         workspace.on_change = self._on_changed
-        self.enabling = EnablingTable(self._enabling_rules())
+        self.enabling = EnablingTable(self._enabling_rules(), self)   # its connections end with this window
         self.candidates = AuthoringCandidates(self, parent=self)   # Draft N: its tab, job and enabling row
         self.tests = AuthoringTests(self, parent=self)   # the Tests tab: runs now, after Accept, Judge, on disk
         self.counterexample = AuthoringCounterexample(self, parent=self)   # the last answer's distinguishing state

@@ -45,6 +45,9 @@ class WindowSettingsMixin:
     def report_exception(self, title: str, error: BaseException) -> None:
         self.report_error(title, describe_error(error).text)
 
+    def _on_settings_save_failed(self, error: BaseException) -> None:
+        self.report_exception("Cannot save the settings", error)
+
     # --- settings ----------------------------------------------------------------------------
     def show_settings(self, focus: str = "") -> None:
         """The settings dialog (window-modal, so the event loop keeps running); applied on OK."""

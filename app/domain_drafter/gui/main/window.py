@@ -85,7 +85,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.drafts.evaluated.connect(self.model_status.show_evaluation)
         self.runner.busy_changed.connect(self._on_busy_changed)
         self.runner.job_ended.connect(self.job_ended)
-        self.state.settings_save_failed.connect(lambda err: self.report_exception("Cannot save the settings", err))
+        self.state.settings_save_failed.connect(self._on_settings_save_failed)   # a slot of the window: ends with it
         self._warm_timer = QTimer(self)
         self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(WARM_DELAY_MS)
@@ -98,7 +98,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.window_state.restore()
         self._apply_settings_to_widgets()
         theme_notifier().changed.connect(self._on_scheme_changed)
-        self.enabling = EnablingTable(self._enabling_rules())
+        self.enabling = EnablingTable(self._enabling_rules(), self)   # its connections end with this window
         for signal in (self.runner.busy_changed, self.state.target_changed, self.state.model_changed,
                        self.model_status.state_changed):
             signal.connect(self.enabling.refresh)
