@@ -152,3 +152,17 @@ def test_a_deleted_main_window_leaves_no_connection_to_a_shared_state(qtbot, pri
     state.running_changed.emit(False)
     qtbot.wait(20)
     assert "already deleted" not in capfd.readouterr().err
+
+
+def test_the_grammar_switch_writes_the_setting_and_follows_it(qtbot, window):
+    from dataclasses import replace
+
+    state, check = window.state, window.grammar_check
+    written, toggles = [], []
+    state.settings_changed.connect(written.append)
+    check.toggled.connect(toggles.append)
+    state.update_settings(replace(state.settings, grammar=not check.isChecked()), save=False)
+    assert check.isChecked() is state.settings.grammar and toggles == []   # shown silently
+    assert len(written) == 1
+    check.click()                                                           # the user's switch: one write
+    assert state.settings.grammar is check.isChecked() and len(written) == 2 and len(toggles) == 1

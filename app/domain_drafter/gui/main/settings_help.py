@@ -6,7 +6,7 @@ A mixin of MainWindow (kept apart so the window module stays about layout and jo
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.classes import ResultClass
@@ -79,8 +79,6 @@ class WindowSettingsMixin:
 
     def _apply_settings_to_widgets(self) -> None:
         s = self.app_settings
-        with QSignalBlocker(self.grammar_check):   # the toolbar switch shows the setting; no echo back
-            self.grammar_check.setChecked(s.grammar)
         self.state.set_description(DescriptionClass(s.default_class), s.seed)   # the panel follows the state
         target = self.state.target   # shown at once, also when it did not change (the first time)
         self.description_panel.show_target(target.bundle, target.action, target.description_class, target.seed)

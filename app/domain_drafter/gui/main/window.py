@@ -146,7 +146,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.evaluate_action.triggered.connect(self.evaluate)
         self.prompt_action.triggered.connect(self.show_prompt)
         self.model_selector.currentIndexChanged.connect(self._on_model_selected)
-        self.grammar_check.toggled.connect(self.state.set_grammar)
+        self.toolbar.bind_grammar(self.state)   # the switch writes the setting and follows it
         editor = self.answer_panel.editor
 
         file_menu = self.menuBar().addMenu("&File")
