@@ -9,6 +9,7 @@ from dataclasses import replace
 from PySide6.QtCore import Qt
 
 from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
+from domain_drafter.gui.state.workers import JobOutcome
 
 TIMEOUT_MS = 120_000
 
@@ -33,6 +34,7 @@ def test_dialog_runs_stops_resumes_and_finishes(qtbot, tiny_model, tmp_path):
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
         assert not dialog.model_list.isEnabled() and dialog.stop_button.isEnabled()
     assert ended.args == ["stopped"], dialog.last_error
+    assert ended.args[0] is JobOutcome.STOPPED   # the one enum of how jobs end, not a word
     stopped = dialog.last_summary
     assert 4 <= stopped.evaluated < 21 and stopped.cancelled
     assert len(set(judged)) >= 4 and judged == sorted(judged)   # the counts grew, one verdict at a time
@@ -44,6 +46,7 @@ def test_dialog_runs_stops_resumes_and_finishes(qtbot, tiny_model, tmp_path):
     with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
         qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
     assert ended.args == ["finished"], dialog.last_error
+    assert ended.args[0] is JobOutcome.FINISHED
     done = dialog.last_summary
     assert (done.evaluated, done.total) == (21, 21)
     with sqlite3.connect(results) as db:
@@ -57,6 +60,7 @@ def test_dialog_runs_stops_resumes_and_finishes(qtbot, tiny_model, tmp_path):
     with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
         qtbot.mouseClick(dialog.report_button, Qt.MouseButton.LeftButton)
     assert ended.args == ["report"], dialog.last_error
+    assert ended.args[0] is JobOutcome.REPORTED
     assert dialog.report_path.is_file() and "tiny" in dialog.report_path.read_text()
     qtbot.waitUntil(lambda: not dialog.running, timeout=TIMEOUT_MS)
 

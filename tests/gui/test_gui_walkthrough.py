@@ -30,7 +30,7 @@ def _every_state_signal(state) -> None:
     state.set_target(state.bundle, state.action)
     state.set_model(None)
     state.set_model(state.model_entries[0] if state.model_entries else None)
-    state.running_changed.emit()
+    state.running_changed.emit(state.running())
 
 
 def test_a_closed_authoring_window_leaves_no_connection_to_the_app_state(qtbot, window, capfd):
@@ -53,9 +53,9 @@ def test_a_closed_authoring_window_leaves_no_connection_to_the_app_state(qtbot, 
     assert "already deleted" not in capfd.readouterr().err
 
 
-_SIGNATURES = {"settings_changed": "settings_changed(PyObject)", "bundles_changed": "bundles_changed()",
-               "target_changed": "target_changed()", "model_changed": "model_changed(PyObject)",
-               "running_changed": "running_changed()"}
+_SIGNATURES = {"settings_changed": "settings_changed(PyObject)", "bundles_changed": "bundles_changed(PyObject)",
+               "target_changed": "target_changed(PyObject)", "model_changed": "model_changed(PyObject)",
+               "running_changed": "running_changed(bool)"}
 
 
 NO_HOLDING_DELETE = ("(:action put-down :parameters (?x - block) :precondition (and (holding ?x)) "

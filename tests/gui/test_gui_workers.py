@@ -103,3 +103,53 @@ def test_a_worker_cancelled_before_it_starts_never_runs_the_function(qtbot):
     with qtbot.waitSignal(worker.signals.cancelled, timeout=2000):
         TaskRunner().start(worker)
     assert finished == []
+
+
+def squares(n: int, *, task: TaskState, on_yield) -> int:
+    """Hands over each square as a partial result, then returns how many it handed over."""
+    for i in range(n):
+        task.check_cancelled()
+        on_yield((i, i * i, threading.current_thread().name))
+    return n
+
+
+def yield_until_cancelled(*, task: TaskState, on_yield) -> None:
+    on_yield("first")
+    wait_for_cancel(task=task)
+
+
+def test_partial_results_travel_on_yielded_before_the_outcome_on_run_ended(qtbot):
+    runner = TaskRunner()
+    worker = TaskWorker(squares, 4, yields=True)
+    seen = []
+    worker.signals.yielded.connect(lambda item: seen.append(("yielded", item[:2])))
+    worker.signals.finished.connect(lambda result: seen.append(("finished", result)))
+    worker.signals.run_ended.connect(lambda outcome: seen.append(("run_ended", outcome)))   # before the wait's own
+    with qtbot.waitSignal(worker.signals.run_ended, timeout=5000) as ended:
+        runner.start(worker)
+    [outcome] = ended.args
+    assert outcome is JobOutcome.FINISHED and isinstance(outcome, JobOutcome)
+    assert seen == [("yielded", (0, 0)), ("yielded", (1, 1)), ("yielded", (2, 4)), ("yielded", (3, 9)),
+                    ("finished", 4), ("run_ended", JobOutcome.FINISHED)]
+    qtbot.waitUntil(lambda: not runner.busy, timeout=2000)
+
+
+def test_a_cancelled_worker_keeps_what_it_yielded_and_ends_cancelled(qtbot):
+    runner = TaskRunner()
+    worker = TaskWorker(yield_until_cancelled, yields=True)
+    yielded = []
+    worker.signals.yielded.connect(yielded.append)
+    with qtbot.waitSignal(worker.signals.yielded, timeout=5000):
+        runner.start(worker)
+    with qtbot.waitSignal(worker.signals.run_ended, timeout=5000) as ended, \
+            qtbot.waitSignal(runner.job_ended, timeout=5000) as job:
+        worker.cancel()
+    assert ended.args == [JobOutcome.CANCELLED] and job.args == [JobKind.OTHER, JobOutcome.CANCELLED]
+    assert yielded == ["first"] and worker.outcome is JobOutcome.CANCELLED
+
+
+def test_a_worker_that_does_not_yield_is_given_no_on_yield(qtbot):
+    worker = TaskWorker(squares, 2)   # `yields` not set: squares lacks its on_yield and fails, typed
+    with qtbot.waitSignal(worker.signals.run_ended, timeout=5000) as ended:
+        TaskRunner().start(worker)
+    assert ended.args == [JobOutcome.FAILED] and isinstance(worker.error, TypeError)

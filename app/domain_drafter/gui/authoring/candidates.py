@@ -58,25 +58,25 @@ class CandidatesHost(Protocol):
 
 def authoring_candidates_job(lease: LeaseSource, bundle: DomainBundle, name: str, reference: bool,
                              evaluator: Evaluator, pool: Sequence[DomainBundle], options: DraftOptions,
-                             candidates: CandidateOptions, template: PromptTemplate | None,
-                             on_candidate: Callable[[Candidate], None], *,
-                             task: TaskState) -> tuple[list[Candidate], str]:
-    """The ranked candidates and the model's name (plain data; the bundle was taken on the GUI thread)."""
+                             candidates: CandidateOptions, template: PromptTemplate | None, *,
+                             task: TaskState, on_yield: Callable[[Candidate], None]) -> tuple[list[Candidate], str]:
+    """The ranked candidates and the model's name (plain data; the bundle was taken on the GUI thread); each
+    candidate is yielded as it is judged."""
     with lease(task) as held:
         ranked = draft_candidates(bundle, name, held.backend, evaluator, pool, options, candidates.n,
                                   sampled=candidates.sampled, temperature=candidates.temperature,
-                                  reference=reference, template=template, on_candidate=on_candidate, task=task)
+                                  reference=reference, template=template, on_candidate=on_yield, task=task)
         return ranked, held.backend.name
 
 
 def authoring_search_job(lease: LeaseSource, bundle: DomainBundle, name: str, reference: bool, evaluator: Evaluator,
                          pool: Sequence[DomainBundle], options: DraftOptions, search: SearchOptions,
-                         template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
-                         task: TaskState) -> tuple[list[Candidate], str]:
+                         template: PromptTemplate | None, *, task: TaskState,
+                         on_yield: Callable[[Candidate], None]) -> tuple[list[Candidate], str]:
     """Draft until proven: every answer of the search, best first, and the model's name (plain data)."""
     with lease(task) as held:
         result = search_action(bundle, name, held.backend, evaluator, pool, options, search, template=template,
-                               reference=reference, on_node=lambda node: on_candidate(node_candidate(node)),
+                               reference=reference, on_node=lambda node: on_yield(node_candidate(node)),
                                task=task)
         return ranked_nodes(result), held.backend.name
 
@@ -146,7 +146,8 @@ class AuthoringCandidates(QObject):
         state = window.state
         search = state.settings.search_options()
         worker = TaskWorker(authoring_search_job, lease, bundle, name, reference, state.evaluator, window.bundle_pool(),
-                            options, search, state.prompt_template(), self.panel.feed.judged.emit, kind=JobKind.DRAFT)
+                            options, search, state.prompt_template(), kind=JobKind.DRAFT, yields=True)
+        worker.signals.yielded.connect(self.panel.add)
         self.name = name
         self.panel.start(f"Drafting {name} until proven (at most {search.budget} model calls)…")
         window.tabs.setCurrentWidget(self.panel)
@@ -161,8 +162,9 @@ class AuthoringCandidates(QObject):
         state = window.state
         counts = state.settings.candidate_options()
         worker = TaskWorker(authoring_candidates_job, lease, bundle, name, not new, state.evaluator,
-                            window.bundle_pool(), options, counts, state.prompt_template(), self.panel.feed.judged.emit,
-                            kind=JobKind.DRAFT)
+                            window.bundle_pool(), options, counts, state.prompt_template(), kind=JobKind.DRAFT,
+                            yields=True)
+        worker.signals.yielded.connect(self.panel.add)
         self.name = name
         self.panel.start(f"Drafting {counts.n} candidates for {name}…")
         window.tabs.setCurrentWidget(self.panel)

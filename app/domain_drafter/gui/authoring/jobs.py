@@ -71,13 +71,13 @@ def detached_copy(workspace: WorkingCopy) -> WorkingCopy:
 
 
 def draft_all_job(lease: LeaseSource, bundle: DomainBundle, evaluator: Evaluator, pool: Sequence[DomainBundle],
-                  options: DraftOptions, template: PromptTemplate | None,
-                  on_action: Callable[[tuple[ActionOutcome, str]], None], *, task: TaskState) -> DomainDraft:
-    """Draft every action of `bundle`; each outcome goes to `on_action` (the GUI thread records it)."""
+                  options: DraftOptions, template: PromptTemplate | None, *, task: TaskState,
+                  on_yield: Callable[[tuple[ActionOutcome, str]], None]) -> DomainDraft:
+    """Draft every action of `bundle`; each outcome is yielded with the model's name (the GUI thread records it)."""
     with lease(task) as held:
         backend = held.backend
         return draft_domain(bundle, backend, evaluator, pool, options, template=template,
-                            on_action=lambda outcome: on_action((outcome, backend.name)), task=task)
+                            on_action=lambda outcome: on_yield((outcome, backend.name)), task=task)
 
 
 def draft_one_job(lease: LeaseSource, bundle: DomainBundle, name: str, evaluator: Evaluator,

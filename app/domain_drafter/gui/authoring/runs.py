@@ -83,8 +83,9 @@ class AuthoringRunsMixin:
         self._options = self.state.draft_options()
         self.verdict.setPlainText("Drafting every action...")
         worker = TaskWorker(draft_all_job, lease, self.workspace.reference_bundle(), self.state.evaluator,
-                            self.bundle_pool(), self._options, self.state.prompt_template(), self._outcome.emit,
-                            kind=JobKind.DRAFT_ALL)
+                            self.bundle_pool(), self._options, self.state.prompt_template(),
+                            kind=JobKind.DRAFT_ALL, yields=True)
+        worker.signals.yielded.connect(self._on_outcome)   # each action's outcome as it is drafted
         self.start_job(worker, self._on_domain_draft)
 
     def _on_outcome(self, item: tuple[ActionOutcome, str]) -> None:

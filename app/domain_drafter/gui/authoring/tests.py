@@ -115,7 +115,7 @@ class AuthoringTests(QObject):
         number = self._run_number
         worker.signals.finished.connect(lambda result, n=number: self._on_ran(n, result))
         worker.signals.failed.connect(lambda err, n=number: self._on_failed(n, err))
-        worker.signals.done.connect(lambda n=number: self._release(n))
+        worker.signals.run_ended.connect(lambda _outcome, n=number: self._release(n))
         self._tests = worker
         self.panel.summary.setText("Running the tests…")
         return self.runner.start(worker)
@@ -218,7 +218,7 @@ class AuthoringTests(QObject):
         worker.signals.finished.connect(self._on_fixes)
         worker.signals.failed.connect(lambda err: self.panel.show_fixes([], [], f"No quick fixes: "
                                                                        f"{describe_error(err).text}"))
-        worker.signals.done.connect(self._fixes_done)
+        worker.signals.run_ended.connect(self._fixes_done)
         self._fixing = worker
         self.panel.show_fixes([], [], f"Searching quick fixes for {name}…")
         self.refresh()

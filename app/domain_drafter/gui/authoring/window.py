@@ -2,7 +2,8 @@
 
 It edits a `WorkingCopy`, only ever on the GUI thread. The model, the planner and the disk are only
 touched by workers: its own jobs (authoring_runs) and its own autosaver (authoring_saver), so closing
-it waits for its work only. The model, the settings and the evaluator come from the AppState it is given.
+it waits for its work only. The model, the settings and the evaluator come from the AppState it is given;
+the selected action lives in its own AuthoringSelection, which the table writes and everything else reads.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from domain_drafter.gui.authoring.descriptions import DescriptionsEditor
 from domain_drafter.gui.authoring.dialogs import NewActionDialog, ask_export, ask_folder
 from domain_drafter.gui.authoring.runs import AuthoringRunsMixin
 from domain_drafter.gui.authoring.saver import AutoSaver
+from domain_drafter.gui.authoring.selection import AuthoringSelection
 from domain_drafter.gui.authoring.tables import ActionStateModel, attempt_comparison, attempt_label
 from domain_drafter.gui.authoring.tests import AuthoringTests
 from domain_drafter.gui.editor.code_editor import CodeEditor
@@ -56,7 +58,6 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
     job_ended = Signal(object, object)  # JobKind (draft-all, draft, try, judge, save, export), JobOutcome
     saved = Signal(str)                 # the folder or file written
     closed = Signal()
-    _outcome = Signal(object)           # (ActionOutcome, model name) from the Draft all worker
 
     def __init__(self, workspace: WorkingCopy, state: AppState | None = None, *, parent: QWidget | None = None):
         super().__init__(parent)
@@ -69,22 +70,22 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.state.track(self.runner, "authoring")
         self.saver = AutoSaver(workspace, self)   # saves and exports, on a pool of their own
         self.actions_model = ActionStateModel(workspace, self)
+        self.selection = AuthoringSelection(self)   # the action worked on: the table writes it, the rest reads it
         self._build()
         self._shown: str | None = None      # the action whose text the editor holds
-        self._loading = False
         self._scratch_timer = QTimer(self)  # a pause in typing saves the text being edited
         self._scratch_timer.setSingleShot(True)
         self._scratch_timer.setInterval(SCRATCH_DELAY_MS)
         self._scratch_timer.timeout.connect(self._keep_scratch)
-        self.editor.textChanged.connect(self._on_typed)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
-        self._outcome.connect(self._on_outcome)
+        self.editor.textChanged.connect(self._scratch_timer.start)   # typed (a shown text is set silently)
+        self.table.selectionModel().currentRowChanged.connect(self._on_row_chosen)
+        self.selection.changed.connect(self._on_selection_changed)
         for source in (self.runner.job_ended, self.saver.job_ended):
             source.connect(self.job_ended)
         self.saver.saved.connect(self._on_saved)
         self.saver.failed.connect(lambda err: self.say(f"Not saved: {describe_error(err).text}"))
         workspace.on_change = self._on_changed
-        self.enabling = EnablingTable(self._enabling_rules())
+        self.enabling = EnablingTable(self._enabling_rules(), self)   # its connections end with this window
         self.candidates = AuthoringCandidates(self, parent=self)   # Draft N: its tab, job and enabling row
         self.tests = AuthoringTests(self, parent=self)   # the Tests tab: runs now, after Accept, Judge, on disk
         self.counterexample = AuthoringCounterexample(self, parent=self)   # the last answer's distinguishing state
@@ -92,8 +93,8 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.state.model_changed.connect(self._on_model_changed)   # a slot of the window: ends with it
         self._watching_state = True
         self.runner.busy_changed.connect(self.progress.setVisible)
-        opened_on = self.state.action if self.state.action in workspace.entries else None
-        self.table.selectRow(self.actions_model.row_of(opened_on) if opened_on else 0)   # the main window's action
+        opened_on = self.state.action if self.state.action in workspace.entries else None   # the main window's action
+        self.select(opened_on or (self.actions_model.name_at(0) if self.actions_model.rowCount() else None))
         self._update_title()
         self.enabling.refresh()
         self.resize(1100, 700)
@@ -187,11 +188,19 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         return rules
 
     def selected(self) -> str | None:
-        index = self.table.currentIndex()
-        return self.actions_model.name_at(index.row()) if index.isValid() else None
+        return self.selection.name
 
-    def select(self, name: str) -> None:
-        self.table.selectRow(self.actions_model.row_of(name))
+    def select(self, name: str | None) -> None:
+        self.selection.set(name)
+
+    def _on_row_chosen(self, current, _previous) -> None:   # the table writes the user's pick
+        self.selection.set(self.actions_model.name_at(current.row()) if current.isValid() else None)
+
+    def _on_selection_changed(self, name: str | None) -> None:
+        """The selection, shown: the table's row (its echo sets the same name: no change) and the editor."""
+        if name is not None and self.table.currentIndex().row() != self.actions_model.row_of(name):
+            self.table.selectRow(self.actions_model.row_of(name))
+        self._show_selected()
 
     def _on_model_changed(self, _entry: object) -> None:
         self.enabling.refresh()
@@ -221,10 +230,8 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         name = self._shown = self.selected()
         self._fill_history(name)
         if name is not None:
-            entry = self.workspace.entries[name]
-            self._loading = True
-            self.editor.setPlainText(entry.scratch if entry.scratch is not None else self._baseline(name))
-            self._loading = False
+            entry = self.workspace.entries[name]   # shown, not typed: no scratch save
+            self.editor.show_text(entry.scratch if entry.scratch is not None else self._baseline(name))
         self.enabling.refresh()
 
     def _fill_history(self, name: str | None) -> None:
@@ -233,10 +240,6 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
             item = QListWidgetItem(attempt_label(attempt))
             item.setToolTip(attempt.text)
             self.history.addItem(item)
-
-    def _on_typed(self) -> None:
-        if not self._loading:
-            self._scratch_timer.start()
 
     def _keep_scratch(self) -> None:
         """Put the editor's text into the working copy (and so on disk) unless it is what it would show anyway."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRectF, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QPainter
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -30,49 +30,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from domain_drafter.bench.progress import format_eta
+from domain_drafter.bench.progress import format_eta, rate_text
 from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_markdown
+from domain_drafter.gui.dialogs.class_bars import ClassBars
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.folders import Purpose, file_dialog
 from domain_drafter.gui.state.settings import AppSettings
-from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+from domain_drafter.gui.state.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
 
-CLASS_COLOURS = {"Syntax error": "#c0392b", "Semantic error": "#e67e22", "Different domain": "#2e86c1",
-                 "Equivalent": "#27ae60", "error": "#7f8c8d"}
 GRAMMAR_CHOICES = {"free decoding": (False,), "grammar": (True,), "both, side by side": (False, True)}
-
-
-class ClassBars(QWidget):
-    """A small bar chart: judged answers per result class."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.counts: dict[str, int] = {}
-        self.setMinimumHeight(110)
-
-    def set_counts(self, counts: dict[str, int]) -> None:
-        self.counts = dict(counts)
-        self.update()
-
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        names = [n for n in CLASS_COLOURS if n != "error" or self.counts.get("error")]
-        top = max([self.counts.get(n, 0) for n in names] + [1])
-        width = self.width() / len(names)
-        height = self.height() - 34
-        for i, name in enumerate(names):
-            value = self.counts.get(name, 0)
-            bar = height * value / top
-            rect = QRectF(i * width + 8, 14 + height - bar, width - 16, bar)
-            painter.fillRect(rect, QColor(CLASS_COLOURS[name]))
-            painter.drawText(QRectF(i * width, 0, width, 14), Qt.AlignmentFlag.AlignCenter, str(value))
-            painter.drawText(QRectF(i * width, self.height() - 18, width, 18), Qt.AlignmentFlag.AlignCenter, name)
-        painter.end()
 
 
 class _ProgressRelay(QObject):
@@ -97,7 +68,7 @@ def write_report_files(results: Path, folder: Path, *, task: TaskState) -> Path:
 class BenchmarkDialog(QDialog):
     """Non-modal. `models` are (name, registry name or GGUF path) pairs; `domains` bundled names."""
 
-    run_ended = Signal(str)   # "finished", "stopped", "failed" or "report", once the buttons are up to date
+    run_ended = Signal(object)   # JobOutcome: FINISHED, STOPPED, FAILED, CANCELLED or REPORTED, buttons up to date
 
     def __init__(self, models: Sequence[tuple[str, str]], domains: Sequence[str], parent: QWidget | None = None,
                  *, results_path: Path | None = None, open_externally: bool = True,
@@ -116,7 +87,6 @@ class BenchmarkDialog(QDialog):
         self.last_summary: RunSummary | None = None
         self.report_path: Path | None = None
         self.last_error = ""
-        self._outcome = ""
 
         self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
         self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
@@ -327,7 +297,7 @@ class BenchmarkDialog(QDialog):
         self.progress_bar.setMaximum(max(1, p.total))
         self.progress_bar.setValue(p.evaluated)
         self.bars.set_counts(p.counts)
-        self.eta_label.setText(f"{p.evaluated} of {p.total} judged, {p.generated} generated; "
+        self.eta_label.setText(f"{p.evaluated} of {p.total} judged, {p.generated} generated{rate_text(p.answers_per_min)}; "
                                f"ETA {format_eta(p.eta_s)}" + (f"; {p.message}" if p.message else ""))
 
     def _on_finished(self, summary: RunSummary) -> None:
@@ -335,30 +305,28 @@ class BenchmarkDialog(QDialog):
         if summary.cancelled:
             self.start_button.setText("Resume")
             self.eta_label.setText(f"Stopped at {summary.evaluated} of {summary.total}; Resume continues the run.")
-            self._outcome = "stopped"
         else:
             self.start_button.setText("Start")
             self.eta_label.setText(f"Finished: {summary.evaluated} of {summary.total} judged.")
-            self._outcome = "finished"
 
     def _on_failed(self, error: BaseException) -> None:
         self.last_error = describe_error(error).text
         self.eta_label.setText(f"Failed: {self.last_error}")
-        self._outcome = "failed"
 
     def _on_report(self, page: Path) -> None:
         self.report_path = page
         opened = self.open_externally and QDesktopServices.openUrl(QUrl.fromLocalFile(str(page)))
         self.eta_label.setText(f"Report written to {page}" + ("" if opened or not self.open_externally else
                                " (no web browser could be started: open that file yourself)"))
-        self._outcome = "report"
 
-    def _on_done(self, *_job: str) -> None:
+    def _on_done(self, kind: JobKind, outcome: JobOutcome) -> None:
         """After the worker's own signal and the runner's bookkeeping: the buttons are right when we say so."""
         self._update()
-        if self._outcome:
-            outcome, self._outcome = self._outcome, ""
-            self.run_ended.emit(outcome)
+        if outcome is JobOutcome.FINISHED and kind is JobKind.REPORT:
+            outcome = JobOutcome.REPORTED
+        elif outcome is JobOutcome.FINISHED and self.last_summary is not None and self.last_summary.cancelled:
+            outcome = JobOutcome.STOPPED   # the run returned what it had judged: Resume continues it
+        self.run_ended.emit(outcome)
 
 
 def _action_count(domain: str) -> int:

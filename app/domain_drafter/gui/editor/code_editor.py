@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFontDatabase,
@@ -119,6 +119,15 @@ class CodeEditor(QPlainTextEdit):
             self.blockCountChanged.connect(self._update_margins)
             self.updateRequest.connect(self._update_line_numbers)
             self._update_margins()
+
+    def show_text(self, text: str) -> None:
+        """Replace the text without `textChanged` (a view showing a model's value, not an edit, cut under
+        QSignalBlocker); the line numbers still follow."""
+        with QSignalBlocker(self):
+            self.setPlainText(text)
+        self._update_margins()
+        if self.line_numbers is not None:
+            self.line_numbers.update()
 
     # --- line numbers ----------------------------------------------------------------------
     def line_number_width(self) -> int:

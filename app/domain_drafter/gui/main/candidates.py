@@ -32,7 +32,7 @@ from domain_drafter.gui.main.toolbar import ModelSelector
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidate_badge, ranked_title
 from domain_drafter.gui.panels.result_panel import ResultPanel
-from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.app_state import AppState, Target
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.model_library import ModelLibrary
@@ -62,12 +62,12 @@ class CandidatesHost(Protocol):
 
 def search_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
                pool: Sequence[DomainBundle], options: DraftOptions, search: SearchOptions,
-               template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
-               task: TaskState) -> SearchOutcome:
-    """Draft until proven (no Qt: runs in a worker): the search, each answer fed as a Candidate as it is judged."""
+               template: PromptTemplate | None, *, task: TaskState,
+               on_yield: Callable[[Candidate], None]) -> SearchOutcome:
+    """Draft until proven (no Qt: runs in a worker): the search, each answer yielded as a Candidate as it is judged."""
     with models.acquire(entry, task) as lease:
         result = search_action(bundle, action, lease.backend, evaluator, pool, options, search, template=template,
-                               on_node=lambda node: on_candidate(node_candidate(node)), task=task)
+                               on_node=lambda node: on_yield(node_candidate(node)), task=task)
     return SearchOutcome(ranked_nodes(result), result.stopped, result.calls, result.equivalent_at, result.error)
 
 
@@ -93,13 +93,14 @@ class SearchOutcome:
 
 def candidates_job(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundle, action: str, evaluator: Evaluator,
                    pool: Sequence[DomainBundle], options: DraftOptions, candidates: CandidateOptions,
-                   template: PromptTemplate | None, on_candidate: Callable[[Candidate], None], *,
-                   task: TaskState) -> list[Candidate]:
-    """Load the model if needed (kept for this job), draft and judge the candidates (no Qt: runs in a worker)."""
+                   template: PromptTemplate | None, *, task: TaskState,
+                   on_yield: Callable[[Candidate], None]) -> list[Candidate]:
+    """Load the model if needed (kept for this job), draft and judge the candidates (no Qt: runs in a worker);
+    each candidate is yielded as it is judged."""
     with models.acquire(entry, task) as lease:
         return draft_candidates(bundle, action, lease.backend, evaluator, pool, options, candidates.n,
                                 sampled=candidates.sampled, temperature=candidates.temperature,
-                                template=template, on_candidate=on_candidate, task=task)
+                                template=template, on_candidate=on_yield, task=task)
 
 
 class MainCandidates(QObject):
@@ -118,10 +119,10 @@ class MainCandidates(QObject):
         self.dock.setWidget(self.panel)
         dock_area.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
-        self.target: tuple[str, str] | None = None   # (bundle path, action) the listed candidates are for
+        self.target: tuple[str, str] | None = None   # the Target.key the listed candidates are for
         self.action.triggered.connect(self.draft)
         self.panel.picked.connect(self.pick)
-        window.state.target_changed.connect(self._on_target_changed)
+        window.state.target_changed.connect(self._on_target_changed)   # a slot of this object: ends with it
         state = window.state
 
         def can_draft() -> bool:
@@ -161,9 +162,10 @@ class MainCandidates(QObject):
         assert state.bundle is not None
         worker = TaskWorker(job, state.models, entry, state.bundle, state.action, state.evaluator,
                             list(state.bundles), state.draft_options(), options, state.prompt_template(),
-                            self.panel.feed.judged.emit, kind=JobKind.GENERATE)
+                            kind=JobKind.GENERATE, yields=True)
+        worker.signals.yielded.connect(self.panel.add)    # each candidate as it is judged, in the GUI thread
         worker.signals.finished.connect(on_finished)
-        self.target = (str(state.bundle.path), state.action)
+        self.target = state.target.key
         self.panel.start(title.format(what=f"{state.bundle.name} / {state.action}"))
         self.dock.show()
         window.result_panel.clear(note.format(model=entry.name))
@@ -204,7 +206,7 @@ class MainCandidates(QObject):
         """The candidate's answer into the editor and its verdict into the result panel (already judged)."""
         window = self.window
         state = window.state
-        if window.runner.busy or state.bundle is None or self.target != (str(state.bundle.path), state.action):
+        if window.runner.busy or state.bundle is None or self.target != state.target.key:
             window.show_status("Wait for the candidates to be ranked" if window.runner.busy
                                else "These candidates were drafted for another action")
             return
@@ -217,9 +219,8 @@ class MainCandidates(QObject):
             window.answer_panel.show_findings(candidate.check.findings, candidate.answer)
         window.show_status(f"Candidate #{candidate.rank} in the editor: {candidate.verdict}")
 
-    def _on_target_changed(self) -> None:
-        state = self.window.state
-        if self.target is not None and (state.bundle is None or self.target != (str(state.bundle.path), state.action)):
+    def _on_target_changed(self, target: Target) -> None:
+        if self.target is not None and self.target != target.key:
             self.panel.start("Candidates (Draft N candidates drafts them for the selected action)")
             self.target = None
 

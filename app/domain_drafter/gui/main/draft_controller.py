@@ -3,7 +3,8 @@
 `DraftController` prepares the workers for Generate and Evaluate, streams tokens into the
 answer editor (coalesced, so the GUI thread never falls behind a fast model), shows verdicts
 in the result panel, and keeps each action's answer and verdict to restore when the user
-comes back to it. The window starts the workers and reports their errors.
+comes back to it. It reads the target from the AppState and follows its `target_changed`;
+nobody hands it a copy. The window starts the workers and reports their errors.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.drafting.loop import Draft
 from domain_drafter.gui.editor.code_editor import normalized
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.result_panel import ResultPanel
-from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.app_state import AppState, Target
 from domain_drafter.gui.state.jobs import evaluate_answer, generate_answer
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
 from domain_drafter.llm.backend import GenerationStats
@@ -58,8 +58,7 @@ class DraftController(QObject):
         self.streamed_text = ""             # what the model streamed in the last generation
         self._streamed_pieces = 0
         self._max_tokens = 0
-        self.bundle: DomainBundle | None = None
-        self.action = ""
+        self._shown: Target | None = None   # the target whose answer the editor holds
         self._saved: dict[tuple[str, str], _Saved] = {}
         self._fresh = False                 # the result panel's verdict fits the editor's text
         self._pending: list[str] = []
@@ -69,6 +68,7 @@ class DraftController(QObject):
         self._timer.timeout.connect(self.flush_tokens)
         self._closed = False
         answer_panel.edited.connect(self._on_edited)
+        state.target_changed.connect(self._on_target_changed)   # a slot of this controller: ends with it
 
     @property
     def evaluator(self):
@@ -76,13 +76,16 @@ class DraftController(QObject):
         return self.state.evaluator
 
     # --- the target ------------------------------------------------------------------------
-    def set_target(self, bundle: DomainBundle | None, action: str) -> None:
-        """Switch to another action: keep the current answer, restore the new one's."""
-        if self.bundle is not None and self.action:
+    def _on_target_changed(self, target: Target) -> None:
+        """Another action (not only another class or seed): keep the current answer, restore the new one's."""
+        shown = self._shown
+        if shown is not None and (shown.bundle, shown.action) == (target.bundle, target.action):
+            return
+        if shown is not None and shown.key is not None:
             result = self.result_panel.result if self._fresh else None
-            self._saved[(str(self.bundle.path), self.action)] = _Saved(self.answer_panel.text(), result)
-        self.bundle, self.action = bundle, action
-        saved = self._saved.get((str(bundle.path), action)) if bundle is not None and action else None
+            self._saved[shown.key] = _Saved(self.answer_panel.text(), result)
+        self._shown = target
+        saved = self._saved.get(target.key) if target.key is not None else None
         self.answer_panel.set_text(saved.text if saved else "")
         self.answer_panel.clear_findings()
         self.result_panel.clear()
@@ -98,12 +101,12 @@ class DraftController(QObject):
     # --- workers ---------------------------------------------------------------------------
     def generate_worker(self, entry: ModelEntry) -> TaskWorker:
         """A worker that loads `entry` if needed, generates (streaming here) and evaluates, all as set now."""
-        assert self.bundle is not None and self.action
         state = self.state
+        assert state.has_target
         options = state.draft_options()
         self._max_tokens = options.decoding.max_tokens * (options.retries + 1)
         self._streamed_pieces = 0
-        worker = TaskWorker(generate_answer, state.models, entry, self.bundle, self.action, state.evaluator,
+        worker = TaskWorker(generate_answer, state.models, entry, state.bundle, state.action, state.evaluator,
                             list(state.bundles), options, state.prompt_template(), streams_tokens=True,
                             kind=JobKind.GENERATE)
         worker.signals.token.connect(self._on_token)
@@ -119,14 +122,14 @@ class DraftController(QObject):
 
     def evaluate_worker(self) -> TaskWorker | None:
         """A worker that judges the editor's text; None (and the result panel says so) if it is blank."""
-        assert self.bundle is not None and self.action
+        assert self.state.has_target
         if not self.answer_panel.text().strip():
             self.answer_panel.clear_findings()
             self.result_panel.clear("Nothing to judge: the answer editor is empty. Generate an answer, or type "
                                     "or paste one, then Evaluate.")
             self.status.emit("Nothing to judge yet")
             return None
-        worker = TaskWorker(evaluate_answer, self.state.evaluator, self.bundle, self.action,
+        worker = TaskWorker(evaluate_answer, self.state.evaluator, self.state.bundle, self.state.action,
                             self.answer_panel.text(), kind=JobKind.EVALUATE)
         worker.signals.finished.connect(self._on_evaluated)
         self._connect_ends(worker)
@@ -185,10 +188,11 @@ class DraftController(QObject):
             self.result_panel.clear("Stopped before a verdict; the answer so far stays in the editor.")
 
     def show_result(self, result: EvaluationResult) -> None:
-        if self.bundle is None:
+        bundle = self.state.bundle
+        if bundle is None:
             return
         self.answer_panel.show_findings(result.findings, result.answer)
-        self.result_panel.show_result(result, self.bundle.domain.action(result.action), self.bundle)
+        self.result_panel.show_result(result, bundle.domain.action(result.action), bundle)
         self._fresh = True
         self.result_shown.emit(result)
 

@@ -99,7 +99,7 @@ class ModelStatus(QObject):
         worker.signals.finished.connect(lambda model, prompt=warm_prompt: self._on_loaded(model, prompt))
         worker.signals.failed.connect(self._on_failed)
         worker.signals.cancelled.connect(self._on_cancelled)
-        worker.signals.done.connect(self._on_done)
+        worker.signals.run_ended.connect(self._on_done)
         self._worker = worker
         if not loaded:
             self.loaded_model = None

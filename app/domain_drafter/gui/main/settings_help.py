@@ -43,6 +43,9 @@ class WindowSettingsMixin:
         error_box(self, title, message)
         self.error_reported.emit(error)
 
+    def _on_settings_save_failed(self, error: BaseException) -> None:
+        self.report_exception("Cannot save the settings", error)
+
     # --- settings ----------------------------------------------------------------------------
     def show_settings(self, focus: str = "") -> None:
         """The settings dialog (window-modal, so the event loop keeps running); applied on OK."""
@@ -74,12 +77,9 @@ class WindowSettingsMixin:
 
     def _apply_settings_to_widgets(self) -> None:
         s = self.app_settings
-        self.grammar_check.blockSignals(True)   # the toolbar switch shows the setting; no echo back
-        self.grammar_check.setChecked(s.grammar)
-        self.grammar_check.blockSignals(False)
-        self.description_panel.set_description_class(DescriptionClass(s.default_class))
-        self.description_panel.seed_spin.setValue(s.seed)
-        self.state.set_description(DescriptionClass(s.default_class), s.seed)
+        self.state.set_description(DescriptionClass(s.default_class), s.seed)   # the panel follows the state
+        target = self.state.target   # shown at once, also when it did not change (the first time)
+        self.description_panel.show_target(target.bundle, target.action, target.description_class, target.seed)
 
     def _on_model_failed(self, error: BaseException) -> None:
         """The model did not load: why, and which setting to change; everything else stays usable."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QToolBar, QWidget
 
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.llm.models import ModelEntry
 
 
@@ -61,6 +63,12 @@ class ModelSelector(QComboBox):
     def current_entry(self) -> ModelEntry | None:
         return self.currentData()
 
+    def show_entry(self, entry: ModelEntry | None) -> None:
+        """Show the state's model as selected, silently (a user's pick is said through currentIndexChanged)."""
+        if entry is not None:
+            with QSignalBlocker(self):
+                self.add_entry(entry, select=True)
+
     def select_default(self) -> None:
         for row in range(self.count()):
             if self.itemData(row).source == "default":
@@ -103,6 +111,16 @@ class DraftToolBar(QToolBar):
         self.addWidget(QLabel(" Model "))
         self.addWidget(self.model_selector)
         self.addWidget(self.grammar_check)
+
+    def bind_grammar(self, state: AppState) -> None:
+        """The Grammar switch writes the setting and follows it (shown back under QSignalBlocker: no echo)."""
+        self.grammar_check.setChecked(state.settings.grammar)   # before it is connected: not a write
+        self.grammar_check.toggled.connect(state.set_grammar)
+        state.settings_changed.connect(self._show_settings)      # a slot of the toolbar: ends with it
+
+    def _show_settings(self, settings: AppSettings) -> None:
+        with QSignalBlocker(self.grammar_check):
+            self.grammar_check.setChecked(settings.grammar)
 
     def explain_generate(self, blocker: str | None) -> None:
         """Generate and Draft N say why they are off (a domain without usable descriptions), or what they do."""

@@ -1,7 +1,7 @@
 """The main window: lays out the panels, starts its own jobs, reports errors; no engine logic here.
 
 Everything the window shows as "current" (domain, action, class, seed, model, settings) lives in the
-`AppState` it is given (or makes); the other windows and dialogs get that same state.
+`AppState` it is given (or makes), which the other windows and dialogs share: widgets write to it, views follow it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.description_panel import DescriptionPanel
 from domain_drafter.gui.panels.domain_panel import DomainPanel
 from domain_drafter.gui.panels.result_panel import ResultPanel
-from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.app_state import AppState, Target
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.jobs import StartupData, load_startup
 from domain_drafter.gui.state.settings import AppSettings, load_settings
@@ -85,18 +85,20 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.drafts.evaluated.connect(self.model_status.show_evaluation)
         self.runner.busy_changed.connect(self._on_busy_changed)
         self.runner.job_ended.connect(self.job_ended)
-        self.state.settings_save_failed.connect(lambda err: self.report_exception("Cannot save the settings", err))
+        self.state.settings_save_failed.connect(self._on_settings_save_failed)   # a slot of the window: ends with it
         self._warm_timer = QTimer(self)
         self._warm_timer.setSingleShot(True)
         self._warm_timer.setInterval(WARM_DELAY_MS)
         self._warm_timer.timeout.connect(self._warm_prompt)
-        self.description_panel.options_changed.connect(self._on_description_changed)
+        self.description_panel.options_changed.connect(self.state.set_description)   # the widget writes to the state
+        self.state.target_changed.connect(self._on_target_changed)   # slots of the window: they end with it
+        self.state.model_changed.connect(self.model_selector.show_entry)
         self.window_state = WindowState(self, {"main": self.main_splitter, "centre": self.centre_splitter,
                                                "answer": self.answer_panel.splitter})
         self.window_state.restore()
         self._apply_settings_to_widgets()
         theme_notifier().changed.connect(self._on_scheme_changed)
-        self.enabling = EnablingTable(self._enabling_rules())
+        self.enabling = EnablingTable(self._enabling_rules(), self)   # its connections end with this window
         for signal in (self.runner.busy_changed, self.state.target_changed, self.state.model_changed,
                        self.model_status.state_changed):
             signal.connect(self.enabling.refresh)
@@ -127,7 +129,6 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         main.setContentsMargins(6, 4, 6, 0)
         self.setCentralWidget(main)
         self.result_panel.explain_requested.connect(self.show_result_classes)
-        self.domain_panel.domain_selected.connect(self.description_panel.show_bundle)
         self.domain_panel.action_selected.connect(self._on_action_selected)
         self.domain_panel.open_requested.connect(self.open_domain_dialog)
 
@@ -145,7 +146,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.evaluate_action.triggered.connect(self.evaluate)
         self.prompt_action.triggered.connect(self.show_prompt)
         self.model_selector.currentIndexChanged.connect(self._on_model_selected)
-        self.grammar_check.toggled.connect(self.state.set_grammar)
+        self.toolbar.bind_grammar(self.state)   # the switch writes the setting and follows it
         editor = self.answer_panel.editor
 
         file_menu = self.menuBar().addMenu("&File")
@@ -205,14 +206,14 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def app_settings(self) -> AppSettings:
         return self.state.settings
 
-    def current_bundle(self) -> DomainBundle | None:
-        return self.domain_panel.current_bundle()
+    def current_bundle(self) -> DomainBundle | None:   # the current things are the state's (the widgets write them)
+        return self.state.bundle
 
     def current_action(self) -> str:
-        return self.domain_panel.current_action()
+        return self.state.action
 
     def current_model(self) -> ModelEntry | None:
-        return self.model_selector.current_entry()
+        return self.state.model
 
     def draft_options(self) -> DraftOptions:
         return self.state.draft_options()
@@ -220,21 +221,20 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def show_status(self, text: str) -> None:
         self.status_label.setText(text)
 
-    def _on_action_selected(self, action: str) -> None:
-        bundle = self.current_bundle()
-        self.description_panel.show_action(action)
-        self.state.set_target(bundle, action)
-        self.drafts.set_target(bundle, action)
+    def _on_action_selected(self, action: str) -> None:   # the user's pick goes to the state; the views follow it
+        self.state.set_target(self.domain_panel.current_bundle(), action)
+
+    def _on_target_changed(self, target: Target) -> None:
+        """The state's target, shown: the panels (silently), why Generate cannot run, the title; then warm it."""
+        bundle, action = target.bundle, target.action
+        self.domain_panel.show_target(bundle, action)
+        self.description_panel.show_target(bundle, action, target.description_class, target.seed)
         if blocker := self.state.generate_blocker():
             self.show_status(blocker)
         self.toolbar.explain_generate(blocker)
         title = f"{bundle.name} / {action}" if bundle is not None and action else ""
         named = QApplication.applicationDisplayName() == APP_TITLE   # then Qt appends it to every window title
         self.setWindowTitle((title if named else f"{APP_TITLE} — {title}") if title else APP_TITLE)
-        self._warm_timer.start()
-
-    def _on_description_changed(self) -> None:
-        self.state.set_description(self.description_panel.description_class(), self.description_panel.seed())
         self._warm_timer.start()
 
     def current_prompt_text(self) -> str:
@@ -263,7 +263,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
 
     def _on_model_selected(self, _index: int) -> None:
         """Another model in the toolbar: new jobs use it; load it in the background (after the start-up)."""
-        self.state.set_model(self.current_model())
+        self.state.set_model(self.model_selector.current_entry())
         if self._started:   # the user's choice (not the start-up's listing) is saved as the Model file setting
             self.state.remember_model(self.current_model())
         if self._started and self.app_settings.preload_model and not self.closing:
@@ -328,7 +328,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.state.set_model_entries(data.models)
         if self.app_settings.model:
             self.model_selector.add_file(self.app_settings.model)
-        self.state.set_model(self.current_model())
+        self.state.set_model(self.model_selector.current_entry())
         if data.bundles:
             self.domain_panel.domain_list.setCurrentRow(0)
         models = self.model_selector.count()

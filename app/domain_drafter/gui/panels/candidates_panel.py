@@ -1,7 +1,7 @@
 """The list of drafted candidates (Draft N candidates): a list model over plain `Candidate` data, its badges, a panel.
 
-Rows are appended as each candidate is judged (the worker's `CandidateFeed.judged`, queued to the
-GUI thread) and reordered in place once the ranking is known, keeping the selection. Each row
+Rows are appended as each candidate is judged (connect the worker's `yielded` to `add`: it is queued to
+the GUI thread) and reordered in place once the ranking is known, keeping the selection. Each row
 paints its verdict badge in the result panel's colours (gui/look/colours.py, gui/panels/result_display.py).
 Picking a row (click or Enter) emits `picked` with the Candidate; the window decides what that does.
 """
@@ -62,12 +62,6 @@ def candidate_details(candidate: Candidate) -> str:
     parts.append(f"{'sample' if candidate.sampled else 'prompt'} seed {candidate.seed}")
     parts.append(f"{candidate.stats.generated_tokens} tokens")
     return " · ".join(parts)
-
-
-class CandidateFeed(QObject):
-    """Lives in the GUI thread; a worker calls `judged.emit(candidate)` and the slots run here (queued)."""
-
-    judged = Signal(object)
 
 
 class CandidateListModel(QAbstractListModel):
@@ -204,8 +198,6 @@ class CandidatesPanel(QWidget):
             layout.addWidget(widget, stretch)
         self.view.clicked.connect(self._on_chosen)
         self.view.activated.connect(self._on_chosen)
-        self.feed = CandidateFeed(self)
-        self.feed.judged.connect(self.add)
 
     def start(self, title: str) -> None:
         """A new batch: empty list, `title` saying what is being drafted."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtCore import QModelIndex, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -40,7 +40,7 @@ class NoBreakInVariablesDelegate(QStyledItemDelegate):
 class DescriptionPanel(QWidget):
     """Predicate table, description class and seed, and the description they give."""
 
-    options_changed = Signal()
+    options_changed = Signal(object, int)   # the DescriptionClass and seed the user chose
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -100,6 +100,15 @@ class DescriptionPanel(QWidget):
     def seed(self) -> int:
         return self.seed_spin.value()
 
+    def show_target(self, bundle: DomainBundle | None, action: str, cls: DescriptionClass, seed: int) -> None:
+        """Show the state's target, silently (a user's change of class or seed is said through `options_changed`)."""
+        if bundle is not self._bundle:
+            self.show_bundle(bundle)
+        with QSignalBlocker(self.class_combo), QSignalBlocker(self.seed_spin):
+            self.class_combo.setCurrentIndex(self.class_combo.findData(cls))
+            self.seed_spin.setValue(seed)
+        self.show_action(action)
+
     def description(self) -> str:
         return self.description_view.toPlainText()
 
@@ -117,7 +126,7 @@ class DescriptionPanel(QWidget):
 
     def _on_options_changed(self) -> None:
         self._refresh()
-        self.options_changed.emit()
+        self.options_changed.emit(self.description_class(), self.seed())
 
     def _refresh(self) -> None:
         bundle, action = self._bundle, self._action

@@ -1,10 +1,14 @@
-"""The left column: the domains (bundled and opened) and the actions of the selected one."""
+"""The left column: the domains (bundled and opened) and the actions of the selected one.
+
+A user's pick is said through `domain_selected` / `action_selected` (the window writes it to the AppState);
+`show_target` shows the state's choice back without a signal (under QSignalBlocker), so nothing echoes.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
@@ -114,13 +118,25 @@ class DomainPanel(QWidget):
                 return True
         return False
 
+    def show_target(self, bundle: DomainBundle | None, action: str) -> None:
+        """Show `bundle`'s `action` as the selection, silently: the choice came from the state, not the user."""
+        with QSignalBlocker(self.domain_list), QSignalBlocker(self.action_list):
+            if bundle is not self.current_bundle():
+                row = self._row_of_path(bundle.path) if bundle is not None else None
+                self.domain_list.setCurrentRow(-1 if row is None else row)
+                self._fill_actions(self.current_bundle())
+            names = self.action_names()
+            self.action_list.setCurrentRow(names.index(action) if action in names else -1)
+
+    def _fill_actions(self, bundle: DomainBundle | None) -> None:
+        with QSignalBlocker(self.action_list):
+            self.action_list.clear()
+            if bundle is not None:
+                self.action_list.addItems(list(bundle.action_names))
+
     def _on_domain_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         bundle = current.data(BundleRole) if current is not None else None
-        self.action_list.blockSignals(True)
-        self.action_list.clear()
-        if bundle is not None:
-            self.action_list.addItems(list(bundle.action_names))
-        self.action_list.blockSignals(False)
+        self._fill_actions(bundle)
         self.domain_selected.emit(bundle)
         if self.action_list.count():
             self.action_list.setCurrentRow(0)

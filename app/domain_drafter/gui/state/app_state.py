@@ -1,15 +1,17 @@
 """The desktop app's one state: what is loaded, selected, set and running, with typed change signals.
 
-Its data is plain Python (bundles, the current domain / action / class / seed, the AppSettings,
-the model in use, which jobs run); windows and dialogs receive the `AppState` (and through it the
-shared model library and evaluator) explicitly, read it, and write to it through its setters.
-Every engine option is built here from the one settings object.
+Its data is plain Python (bundles, the current `Target`: domain / action / class / seed, the
+AppSettings, the model in use, which jobs run); windows and dialogs receive the `AppState` (and
+through it the shared model library and evaluator) explicitly, read it, and write to it through its
+setters. It is the one source of truth: each change signal carries the new value, views subscribe
+to it, and a widget that writes to it shows the value back under a QSignalBlocker, so the echo
+never loops. Every engine option is built here from the one settings object.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -26,13 +28,28 @@ from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 
 
+@dataclass(frozen=True, eq=False)
+class Target:
+    """What is being drafted: the domain and action, and the description class and seed of its prompt."""
+
+    bundle: DomainBundle | None
+    action: str
+    description_class: DescriptionClass
+    seed: int
+
+    @property
+    def key(self) -> tuple[str, str] | None:
+        """(the domain's path, the action), or None when no action is selected."""
+        return (str(self.bundle.path), self.action) if self.bundle is not None and self.action else None
+
+
 class AppState(QObject):
     settings_changed = Signal(object)       # the new AppSettings
     settings_save_failed = Signal(object)   # the OSError of a save that did not reach the disk
-    bundles_changed = Signal()
-    target_changed = Signal()               # domain, action, class or seed
+    bundles_changed = Signal(object)        # the new tuple of DomainBundles
+    target_changed = Signal(object)         # the new Target (domain, action, class or seed changed)
     model_changed = Signal(object)          # the ModelEntry chosen for new jobs (or None)
-    running_changed = Signal()
+    running_changed = Signal(bool)          # whether any tracked job runs now
 
     def __init__(self, settings: AppSettings | None = None, *, models: ModelLibrary | None = None,
                  evaluator: Evaluator | None = None, settings_file: Path | None = None,
@@ -43,10 +60,7 @@ class AppState(QObject):
         self.models = models or ModelLibrary(n_threads=self.settings.threads,
                                              prompt_format=self.settings.prompt_format)
         self.bundles: tuple[DomainBundle, ...] = ()
-        self.bundle: DomainBundle | None = None
-        self.action = ""
-        self.description_class = DescriptionClass(self.settings.default_class)
-        self.seed = self.settings.seed
+        self.target = Target(None, "", DescriptionClass(self.settings.default_class), self.settings.seed)
         self.model: ModelEntry | None = None
         self.model_entries: tuple[ModelEntry, ...] = ()   # the models on offer (the toolbar's list)
         self._evaluator = evaluator or Evaluator(self.settings.evaluation_options())
@@ -114,12 +128,28 @@ class AppState(QObject):
     # --- selection ---------------------------------------------------------------------------
     def set_bundles(self, bundles: Sequence[DomainBundle]) -> None:
         self.bundles = tuple(bundles)
-        self.bundles_changed.emit()
+        self.bundles_changed.emit(self.bundles)
+
+    @property
+    def bundle(self) -> DomainBundle | None:
+        return self.target.bundle
+
+    @property
+    def action(self) -> str:
+        return self.target.action
+
+    @property
+    def description_class(self) -> DescriptionClass:
+        return self.target.description_class
+
+    @property
+    def seed(self) -> int:
+        return self.target.seed
 
     def set_target(self, bundle: DomainBundle | None, action: str) -> None:
         if (bundle, action) != (self.bundle, self.action):
-            self.bundle, self.action = bundle, action
-            self.target_changed.emit()
+            self.target = replace(self.target, bundle=bundle, action=action)
+            self.target_changed.emit(self.target)
 
     def generate_blocker(self) -> str | None:
         """Why no prompt can be built for the current domain (it has no descriptions, or they do not fit it), with
@@ -140,8 +170,8 @@ class AppState(QObject):
 
     def set_description(self, description_class: DescriptionClass, seed: int) -> None:
         if (description_class, seed) != (self.description_class, self.seed):
-            self.description_class, self.seed = description_class, seed
-            self.target_changed.emit()
+            self.target = replace(self.target, description_class=description_class, seed=seed)
+            self.target_changed.emit(self.target)
 
     def remember_model(self, entry: ModelEntry | None) -> bool:
         """The model chosen in the toolbar is the Model file setting too ("" for the default model): one
@@ -169,7 +199,7 @@ class AppState(QObject):
     def track(self, runner: TaskRunner, owner: str) -> None:
         """Count `runner`'s jobs as `owner`'s in `running()`."""
         self._runners[runner] = owner
-        runner.busy_changed.connect(lambda _busy: self.running_changed.emit())
+        runner.busy_changed.connect(lambda _busy: self.running_changed.emit(self.running()))
         runner.destroyed.connect(lambda *_: self._runners.pop(runner, None))
 
     def running(self, owner: str | None = None, kind: JobKind | None = None) -> bool:

@@ -1,10 +1,12 @@
 """Run plain engine functions on a thread pool, with progress, streaming, cancel and typed outcomes.
 
-A `TaskWorker` calls `fn(*args, task=TaskState, **kwargs)` (plus `on_token=` when it streams) on a
-pool thread and reports through its `WorkerSignals`, which live in the GUI thread, so connected
-slots run there. Exactly one of finished / failed / cancelled is emitted per worker; `failed`
-carries the exception object itself (errors.show_error turns it into words). Cancelling sets the
-TaskState's flag; the engine then raises `Cancelled` at its next check.
+A `TaskWorker` calls `fn(*args, task=TaskState, **kwargs)` on a pool thread (plus `on_token=` when
+it streams tokens, `on_yield=` when it hands over partial results) and reports through its
+`WorkerSignals`, which live in the GUI thread, so connected slots run there. Partial results (a
+candidate just judged, an action just drafted) travel on `yielded`, in order and before the end.
+Exactly one of finished / failed / cancelled is emitted per worker, then `run_ended` with the
+JobOutcome; `failed` carries the exception object itself (errors.show_error turns it into words).
+Cancelling sets the TaskState's flag; the engine then raises `Cancelled` at its next check.
 
 `TaskRunner` is one window's (or one dialog's) set of jobs: it keeps its workers alive while they
 run, says when each ended and how, and `shutdown()` cancels and waits for its own workers only,
@@ -30,11 +32,13 @@ _INT_MAX = 2**31 - 1   # the progress signal carries C ints
 
 
 class JobOutcome(str, enum.Enum):
-    """How a job ended."""
+    """How a job ended (a `str` enum: its value is the word the logs and the self-test print)."""
 
     FINISHED = "finished"
     FAILED = "failed"
     CANCELLED = "cancelled"
+    STOPPED = "stopped"     # finished early on request, keeping what it did (a benchmark run that Resume continues)
+    REPORTED = "report"     # a report job finished: its file is written (the Benchmark dialog's Open report)
 
     def __str__(self) -> str:
         return self.value
@@ -68,14 +72,16 @@ class JobKind(str, enum.Enum):
 
 
 class WorkerSignals(QObject):
-    """What a worker reports. `finished` carries the function's return value, `failed` the exception."""
+    """What a worker reports. `yielded` carries each partial result, `finished` the function's return value,
+    `failed` the exception, `run_ended` the JobOutcome (after any of finished / failed / cancelled)."""
 
     progress = Signal(int, int, str)
     token = Signal(str)
+    yielded = Signal(object)
     finished = Signal(object)
     failed = Signal(object)
     cancelled = Signal()
-    done = Signal()  # after any of finished / failed / cancelled
+    run_ended = Signal(object)   # JobOutcome
 
 
 class TaskWorker:
@@ -88,10 +94,11 @@ class TaskWorker:
     """
 
     def __init__(self, fn: Callable[..., Any], *args: Any, kind: JobKind = JobKind.OTHER,
-                 streams_tokens: bool = False, **kwargs: Any):
+                 streams_tokens: bool = False, yields: bool = False, **kwargs: Any):
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.kind = kind
         self.streams_tokens = streams_tokens
+        self.yields = yields   # `fn` takes `on_yield=`: each value it is given travels on `yielded`
         self.signals = WorkerSignals()
         self.outcome: JobOutcome | None = None
         self.error: BaseException | None = None
@@ -119,7 +126,7 @@ class TaskWorker:
         try:
             self._run()
         finally:
-            self.signals.done.emit()
+            self.signals.run_ended.emit(self.outcome)
             self.ended.set()
 
     def _run(self) -> None:
@@ -130,6 +137,8 @@ class TaskWorker:
         kwargs = dict(self.kwargs, task=self.task)
         if self.streams_tokens:
             kwargs["on_token"] = self.signals.token.emit
+        if self.yields:
+            kwargs["on_yield"] = self.signals.yielded.emit
         try:
             result = self.fn(*self.args, **kwargs)
         except Cancelled:
@@ -160,7 +169,7 @@ class TaskRunner(QObject):
     def start(self, worker: TaskWorker) -> TaskWorker:
         was_busy = self.busy
         self._active.append(worker)
-        worker.signals.done.connect(self._on_done)
+        worker.signals.run_ended.connect(self._on_done)
         self.pool.start(worker.run)
         self.job_started.emit(worker.kind)
         if not was_busy:
