@@ -5,6 +5,11 @@ Real parts: the real main, authoring and Benchmark windows offscreen, the tiny r
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from gui_helpers import JOB_TIMEOUT_MS, select
+
+from domain_drafter.gui.panels.answer_panel import IDLE_PLACEHOLDER
 from domain_drafter.gui.panels.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 
@@ -21,3 +26,21 @@ def test_the_verdict_tab_has_one_name_on_every_verdict(qtbot, bundles):
     assert panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Distinguishing state"
     panel.show_result(result, bundle.domain.action("put-down"))
     assert panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Distinguishing state"   # was "Counterexample"
+
+
+def test_a_running_generation_hides_the_instructions(qtbot, window, tiny_model):
+    window.state.update_settings(replace(window.app_settings, max_new_tokens=40), save=False)
+    select(qtbot, window, "gripper", "drop")
+    window.add_model_file(tiny_model)
+    result, answer = window.result_panel, window.answer_panel
+    assert result.hint.isVisible() and answer.editor.placeholderText() == IDLE_PLACEHOLDER
+    seen: list[tuple[str, bool, str]] = []
+    window.progress_bar.valueChanged.connect(
+        lambda _v: seen.append((result.message.text(), result.hint.isVisible(), answer.editor.placeholderText())))
+    with qtbot.waitSignal(window.job_ended, timeout=JOB_TIMEOUT_MS):
+        window.generate_action.trigger()
+        assert result.message.text().startswith("Generating with ")
+        assert not result.hint.isVisible()                                    # the how-to was shown under it
+        assert answer.editor.placeholderText().startswith("Waiting for ")
+    assert seen and not any(hint for _m, hint, _p in seen if _m.startswith("Generating with "))
+    assert answer.editor.placeholderText() == IDLE_PLACEHOLDER               # back once the job ended

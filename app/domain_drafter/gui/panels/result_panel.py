@@ -210,6 +210,11 @@ class ResultPanel(QWidget):
         self.hint.show()
         self.tabs.setTabText(DIFF_TAB, "Diff (ARE)")
 
+    def show_working(self, note: str) -> None:
+        """Cleared, saying what runs now (e.g. Generating with …): the how-to hint is hidden until a verdict."""
+        self.clear(note)
+        self.hint.hide()
+
     def show_note(self, note: str) -> None:
         """A line under the badge (e.g. the answer was edited since it was judged)."""
         self.message.setText(note)
