@@ -9,8 +9,13 @@ from dataclasses import replace
 
 from gui_helpers import JOB_TIMEOUT_MS, select
 
+from domain_drafter.drafting.workspace import WorkingCopy
+from domain_drafter.gui.authoring.window import AuthoringWindow
 from domain_drafter.gui.panels.answer_panel import IDLE_PLACEHOLDER
 from domain_drafter.gui.panels.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.settings import AppSettings
+from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 
 
@@ -44,3 +49,24 @@ def test_a_running_generation_hides_the_instructions(qtbot, window, tiny_model):
         assert answer.editor.placeholderText().startswith("Waiting for ")
     assert seen and not any(hint for _m, hint, _p in seen if _m.startswith("Generating with "))
     assert answer.editor.placeholderText() == IDLE_PLACEHOLDER               # back once the job ended
+
+
+def test_the_draft_all_bar_advances_per_action(qtbot, bundles, tiny_model, tmp_path):
+    state = AppState(AppSettings(preload_model=False, max_new_tokens=40))
+    state.set_model(ModelEntry("tiny", tiny_model, tiny_model.stat().st_size, "path"))
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    copy.save(tmp_path / "bw")                                     # saved as it goes: closing asks nothing
+    win = AuthoringWindow(copy, state)
+    qtbot.addWidget(win)
+    win.show()
+    shown: list[tuple[int, int]] = []
+    win.progress.valueChanged.connect(lambda v: shown.append((v, win.progress.maximum())))
+    with qtbot.waitSignal(win.job_ended, timeout=JOB_TIMEOUT_MS, check_params_cb=lambda k, _o: k == "draft-all"):
+        win.draft_all_button.click()
+    drafting = shown[[most for _v, most in shown].index(5):]       # once the model is loaded
+    assert {most for _v, most in drafting} == {5}                  # one scale: four actions, then judging D'
+    steps = [v for v, _most in drafting]
+    assert steps == sorted(steps) and set(steps) >= {1, 2, 3, 4}  # never back to 0 of a draft's own rounds
+    qtbot.waitUntil(lambda: not win.saver.busy and not copy.dirty, timeout=JOB_TIMEOUT_MS)
+    win.close()
+    state.close()
