@@ -5,9 +5,10 @@ Real parts: the real main, authoring and Benchmark windows offscreen, the tiny r
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 
-from gui_helpers import JOB_TIMEOUT_MS, select
+from gui_helpers import JOB_TIMEOUT_MS, open_main_window, select
 
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.window import AuthoringWindow
@@ -70,3 +71,19 @@ def test_the_draft_all_bar_advances_per_action(qtbot, bundles, tiny_model, tmp_p
     qtbot.waitUntil(lambda: not win.saver.busy and not copy.dirty, timeout=JOB_TIMEOUT_MS)
     win.close()
     state.close()
+
+
+def test_a_long_model_name_is_elided_in_the_status_bar_and_whole_in_its_tooltip(qtbot, private_homes, tiny_model,
+                                                                                 tmp_path):
+    name = "a-model-with-a-very-long-name-" * 6 + "q4_k_m"
+    model = tmp_path / f"{name}.gguf"
+    shutil.copyfile(tiny_model, model)
+    window = open_main_window(qtbot, AppSettings(model=str(model)))
+    status = window.model_status
+    qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=JOB_TIMEOUT_MS)
+    label, bar = status.model_label, window.statusBar()
+    assert label.width() < bar.width() // 2                        # the rest of the status bar stays in view
+    assert label.geometry().right() <= bar.contentsRect().right()
+    assert name not in label.text() and "…" in label.text() and "loaded in" in label.text()
+    assert label.toolTip().splitlines()[0] == model.name           # the whole name
+    window.close()
