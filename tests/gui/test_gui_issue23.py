@@ -9,9 +9,13 @@ import shutil
 from dataclasses import replace
 
 from gui_helpers import JOB_TIMEOUT_MS, open_main_window, select
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.window import AuthoringWindow
+from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
+from domain_drafter.gui.dialogs.bench_session import KEEP_RUNNING, STOP_AND_CLOSE
 from domain_drafter.gui.panels.answer_panel import IDLE_PLACEHOLDER
 from domain_drafter.gui.panels.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
 from domain_drafter.gui.state.app_state import AppState
@@ -87,3 +91,44 @@ def test_a_long_model_name_is_elided_in_the_status_bar_and_whole_in_its_tooltip(
     assert name not in label.text() and "…" in label.text() and "loaded in" in label.text()
     assert label.toolTip().splitlines()[0] == model.name           # the whole name
     window.close()
+
+
+def _answer(qtbot, dialog, text: str) -> None:
+    qtbot.waitUntil(lambda: dialog.close_box is not None and dialog.close_box.isVisible())
+    box = dialog.close_box
+    assert box.windowModality() == Qt.WindowModality.WindowModal
+    assert sorted(b.text() for b in box.buttons()) == sorted([STOP_AND_CLOSE, KEEP_RUNNING])
+    next(b for b in box.buttons() if b.text() == text).click()
+
+
+def test_closing_the_benchmark_mid_run_asks_first(qtbot, tiny_model, tmp_path):
+    dialog = BenchmarkDialog([("tiny", str(tiny_model))], ["blocksworld"], results_path=tmp_path / "b.sqlite",
+                             open_externally=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.prompts_spin.setValue(50)                               # long enough to be closed mid-run
+    dialog.start_button.click()
+    assert dialog.running
+    dialog.close()
+    assert isinstance(dialog.close_box, QMessageBox)
+    _answer(qtbot, dialog, KEEP_RUNNING)
+    assert dialog.isVisible() and dialog.running and not dialog.worker.cancelled   # the run was not stopped
+    qtbot.waitUntil(lambda: dialog.close_box is None)
+    with qtbot.waitSignal(dialog.run_ended, timeout=JOB_TIMEOUT_MS) as ended:
+        dialog.close()
+        _answer(qtbot, dialog, STOP_AND_CLOSE)
+        assert not dialog.isVisible()
+    assert ended.args == ["stopped"] and dialog.last_summary.evaluated < dialog.last_summary.total
+
+
+def test_the_benchmark_dialog_remembers_its_domains(qtbot, tmp_path):
+    domains = ["blocksworld", "gripper", "miconic"]
+    first = BenchmarkDialog([("tiny", "tiny.gguf")], domains, results_path=tmp_path / "b.sqlite")
+    qtbot.addWidget(first)
+    assert first.spec().domains == tuple(domains)                  # all, the first time
+    first.findChild(type(first.start_button), "domainsNone").click()
+    first.domain_list.item(1).setCheckState(Qt.CheckState.Checked)
+    first.close()
+    again = BenchmarkDialog([("tiny", "tiny.gguf")], domains, results_path=tmp_path / "b.sqlite")
+    qtbot.addWidget(again)
+    assert again.spec().domains == ("gripper",)
