@@ -130,7 +130,7 @@ def test_a_proven_equivalence_says_how_many_states_were_compared(qtbot, bundles,
     qtbot.addWidget(panel)
     panel.show_result(result, bundle.domain.action("pick-up"), bundle)
     assert panel.message.text() == headline
-    assert not panel.tabs.isTabEnabled(COUNTEREXAMPLE_TAB) and panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Counterexample"
+    assert not panel.tabs.isTabEnabled(COUNTEREXAMPLE_TAB) and panel.tabs.tabText(COUNTEREXAMPLE_TAB) == "Distinguishing state"
     assert panel.no_counterexample.text() == f"No counterexample. {headline}"
 
 

@@ -34,6 +34,17 @@ class TaskState:
     def child(self) -> TaskState:
         return TaskState(self.on_progress, _parent=self)
 
+    def within(self, done: int, total: int, prefix: str = "") -> TaskState:
+        """A child whose reports show as step `done` of `total` of this task, its message after `prefix`.
+
+        For a step that reports on its own scale (a draft's rounds inside Draft all): this task's bar
+        stays at the step instead of jumping back to the step's own 0 of n."""
+        parent_report = self.report
+
+        def report(_done: int, _total: int, message: str) -> None:
+            parent_report(done, total, f"{prefix}: {message}" if prefix and message else prefix or message)
+        return TaskState(report, _parent=self)
+
     def cancel(self) -> None:
         self._cancel.set()
 

@@ -118,8 +118,9 @@ def draft_domain(
             task.report(index, len(names) + 1, f"drafting {name}")
         if on_action_start is not None:
             on_action_start(index, len(names), name)
+        step = task.within(index, len(names) + 1, f"drafting {name}") if task is not None else None
         draft = draft_action(bundle, name, backend, evaluator, pool, options, template=template,
-                             on_token=on_token, task=task)
+                             on_token=on_token, task=step)
         outcome = ActionOutcome(name, draft)
         outcomes.append(outcome)
         if workspace is not None:
@@ -129,7 +130,8 @@ def draft_domain(
     if task is not None:
         task.report(len(names), len(names) + 1, "judging the drafted domain")
     candidate = assemble(bundle.domain, outcomes)
-    comparison = compare_domains(bundle, candidate, evaluator.planner, evaluator.plan_cache, task=task,
+    judging = task.within(len(names), len(names) + 1, "judging the drafted domain") if task is not None else None
+    comparison = compare_domains(bundle, candidate, evaluator.planner, evaluator.plan_cache, task=judging,
                                  options=evaluator.options, states=evaluator.states, search=evaluator.search)
     return DomainDraft(bundle.name, tuple(outcomes), candidate, comparison)
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -37,6 +38,7 @@ from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_markdown
+from domain_drafter.gui.dialogs.bench_session import ask_to_stop, remember_domains, remembered_domains
 from domain_drafter.gui.dialogs.class_bars import ClassBars
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.folders import Purpose, file_dialog
@@ -87,9 +89,15 @@ class BenchmarkDialog(QDialog):
         self.last_summary: RunSummary | None = None
         self.report_path: Path | None = None
         self.last_error = ""
+        self.close_box: QMessageBox | None = None   # the question while a close waits for an answer
 
         self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
         self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
+        kept = remembered_domains(domains)   # the choice of the last time the dialog was used
+        for row in range(self.domain_list.count()) if kept is not None else ():
+            item = self.domain_list.item(row)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in kept else Qt.CheckState.Unchecked)
+        self.domain_list.itemChanged.connect(lambda _item: remember_domains([d for _, d in self._checked(self.domain_list)]))
         for widget, rows in ((self.model_list, min(len(models), 5)), (self.domain_list, len(domains))):
             widget.setMaximumHeight(16777215)   # every row in view (up to five models)
             widget.setFixedHeight(widget.sizeHintForRow(0) * max(1, rows) + 2 * widget.frameWidth() + 2)
@@ -286,10 +294,17 @@ class BenchmarkDialog(QDialog):
     def shutdown(self, timeout_ms: int = 60_000) -> bool:
         return self.runner.shutdown(timeout_ms)
 
-    def closeEvent(self, event) -> None:
-        if self.running:
-            self.stop()   # the run stops; Start resumes it next time
-        super().closeEvent(event)
+    def reject(self) -> None:
+        """Close (the title bar's button reaches here too) or Escape: mid-run, ask first and close only on Stop."""
+        if not self.running:
+            super().reject()
+        elif self.close_box is None:
+            self.close_box = ask_to_stop(self, self._stop_and_close)
+            self.close_box.finished.connect(lambda _result: setattr(self, "close_box", None))
+
+    def _stop_and_close(self) -> None:
+        self.stop()   # the run stops after the current answer; Start resumes it next time
+        super().reject()
 
     # --- slots ------------------------------------------------------------------------------
     def _on_progress(self, p: Progress) -> None:

@@ -168,7 +168,7 @@ class MainCandidates(QObject):
         self.target = state.target.key
         self.panel.start(title.format(what=f"{state.bundle.name} / {state.action}"))
         self.dock.show()
-        window.result_panel.clear(note.format(model=entry.name))
+        window.result_panel.show_working(note.format(model=entry.name))
         if not window.start_job(worker):   # the window's one job mechanism (its runner, progress, Stop)
             return None
         return worker

@@ -116,7 +116,8 @@ class DraftController(QObject):
         self.streamed_text = ""
         self.answer_panel.set_text("")
         self.answer_panel.clear_findings()
-        self.result_panel.clear(f"Generating with {entry.name}…")
+        self.answer_panel.show_waiting(entry.name)
+        self.result_panel.show_working(f"Generating with {entry.name}…")
         self._fresh = False
         return worker
 
@@ -134,7 +135,7 @@ class DraftController(QObject):
         worker.signals.finished.connect(self._on_evaluated)
         self._connect_ends(worker)
         self.answer_panel.clear_findings()
-        self.result_panel.clear("Evaluating…")
+        self.result_panel.show_working("Evaluating…")
         return worker
 
     def _connect_ends(self, worker: TaskWorker) -> None:

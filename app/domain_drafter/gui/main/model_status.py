@@ -8,7 +8,7 @@ time), never here.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
 
 from domain_drafter.gui.state.errors import describe_error
@@ -18,6 +18,8 @@ from domain_drafter.llm.backend import GenerationStats
 from domain_drafter.llm.model_library import ModelLibrary
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationResult
+
+NAME_WIDTH_PX = 260   # a longer model name is elided in its middle, so the status bar's right side stays in view
 
 
 def threads_text(threads: int) -> str:
@@ -103,7 +105,7 @@ class ModelStatus(QObject):
         self._worker = worker
         if not loaded:
             self.loaded_model = None
-            self.model_label.setText(f"Model: loading {entry.name}…")
+            self._say(entry.name, "loading ", "…")
             self.progress.setRange(0, 0)
             self.progress.show()
             self.stop_button.show()
@@ -120,7 +122,7 @@ class ModelStatus(QObject):
             self.progress.setRange(0, total)
             self.progress.setValue(min(done, total))
         if message and self._worker is not None and self._worker.kind is JobKind.MODEL_LOAD:
-            self.model_label.setText(f"Model: {message}…")
+            self._say(message, after="…")
 
     def _on_loaded(self, model: LoadedModel, prompt: str) -> None:
         self.loaded_model = model
@@ -128,9 +130,8 @@ class ModelStatus(QObject):
         if model.warmed_tokens:
             self.warmed_prompt = prompt
         chat = ", chat format" if model.prompt_format == "chat" else ""
-        self.model_label.setText(f"Model: {model.name} ({threads_text(model.threads)}{chat}, "
-                                 f"loaded in {model.load_time_s:.1f} s)")
-        self.model_label.setToolTip(str(model.path))
+        self._say(model.name, after=f" ({threads_text(model.threads)}{chat}, loaded in {model.load_time_s:.1f} s)",
+                  detail=str(model.path))
         self.loaded.emit(model)
 
     def _on_failed(self, error: BaseException) -> None:
@@ -160,8 +161,13 @@ class ModelStatus(QObject):
         if path is not None and backend is not None and (self.loaded_model is None or self.loaded_model.path != path):
             threads = getattr(backend, "n_threads", 0)
             self.loaded_model = LoadedModel(name, path, getattr(backend, "load_time_s", 0.0), threads, 0)
-            self.model_label.setText(f"Model: {name} ({threads_text(threads)})")
-            self.model_label.setToolTip(str(path))
+            self._say(name, after=f" ({threads_text(threads)})", detail=str(path))
+
+    def _say(self, name: str, before: str = "", after: str = "", detail: str = "") -> None:
+        """"Model: <before><name><after>", a long name elided in its middle; the whole name (and `detail`) as tooltip."""
+        shown = self.model_label.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, NAME_WIDTH_PX)
+        self.model_label.setText(f"Model: {before}{shown}{after}")
+        self.model_label.setToolTip("\n".join(part for part in (name, detail) if part))
 
     # --- figures of the last job -----------------------------------------------------------
     def show_generation(self, stats: GenerationStats, result: EvaluationResult | None) -> None:

@@ -12,6 +12,8 @@ from domain_drafter.gui.editor.code_editor import CodeEditor, Mark, MarkKind
 from domain_drafter.gui.editor.find_bar import FindBar
 from domain_drafter.gui.panels.item_models import FindingListModel, SpanRole
 
+IDLE_PLACEHOLDER = "The generated action appears here. You can also type or paste an action and press Evaluate."
+
 
 class AnswerPanel(QWidget):
     """Editor (read-only while a job runs) with findings underlined and listed.
@@ -26,8 +28,7 @@ class AnswerPanel(QWidget):
         super().__init__(parent)
         self.editor = CodeEditor()
         self.editor.setObjectName("answerEditor")
-        self.editor.setPlaceholderText("The generated action appears here. You can also type or paste an "
-                                       "action and press Evaluate.")
+        self.editor.setPlaceholderText(IDLE_PLACEHOLDER)
         self.finding_model = FindingListModel(parent=self)
         self.finding_list = QListView()
         self.finding_list.setModel(self.finding_model)
@@ -90,6 +91,12 @@ class AnswerPanel(QWidget):
 
     def set_busy(self, busy: bool) -> None:
         self.editor.setReadOnly(busy)
+        if not busy:
+            self.editor.setPlaceholderText(IDLE_PLACEHOLDER)
+
+    def show_waiting(self, model: str) -> None:
+        """While a generation runs, the empty editor says what it waits for, not how to use it (until set_busy(False))."""
+        self.editor.setPlaceholderText(f"Waiting for {model} to write the action…")
 
     def show_find(self) -> None:
         self.find_bar.open_bar()

@@ -45,6 +45,7 @@ from domain_drafter.planning.evaluate import EvaluationResult
 from domain_drafter.proof_text import proof_headline
 
 COUNTEREXAMPLE_TAB, DIFF_TAB = 0, 1
+COUNTEREXAMPLE_TAB_NAME = "Distinguishing state"   # one name on every verdict, as in the authoring window
 
 
 class ClassBadge(QLabel):
@@ -170,7 +171,7 @@ class ResultPanel(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("resultTabs")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.counterexample_box, "Counterexample")
+        self.tabs.addTab(self.counterexample_box, COUNTEREXAMPLE_TAB_NAME)
         self.tabs.addTab(self.are_box, "Diff (ARE)")
 
         badge_row = QHBoxLayout()
@@ -208,6 +209,11 @@ class ResultPanel(QWidget):
         self.tabs.hide()
         self.hint.show()
         self.tabs.setTabText(DIFF_TAB, "Diff (ARE)")
+
+    def show_working(self, note: str) -> None:
+        """Cleared, saying what runs now (e.g. Generating with …): the how-to hint is hidden until a verdict."""
+        self.clear(note)
+        self.hint.hide()
 
     def show_note(self, note: str) -> None:
         """A line under the badge (e.g. the answer was edited since it was judged)."""
@@ -257,10 +263,8 @@ class ResultPanel(QWidget):
             for widget in (self.plan_title, self.plan_view, self.plan_reason, self.no_counterexample):
                 widget.hide()
             self.tabs.setTabEnabled(COUNTEREXAMPLE_TAB, True)
-            self.tabs.setTabText(COUNTEREXAMPLE_TAB, "Distinguishing state")
             self.proof_view.show_counterexample(proven_cx, result.action, self._bundle)
             return True
-        self.tabs.setTabText(COUNTEREXAMPLE_TAB, "Counterexample")
         cx = result.equivalence.counterexample if result is not None and result.equivalence else None
         self.tabs.setTabEnabled(COUNTEREXAMPLE_TAB, cx is not None)
         for widget in (self.plan_title, self.plan_view, self.plan_reason):
