@@ -114,6 +114,9 @@ def test_closing_the_benchmark_mid_run_asks_first(qtbot, tiny_model, tmp_path):
     _answer(qtbot, dialog, KEEP_RUNNING)
     assert dialog.isVisible() and dialog.running and not dialog.worker.cancelled   # the run was not stopped
     qtbot.waitUntil(lambda: dialog.close_box is None)
+    # the run is under way (a run stopped before it starts ends as "cancelled", with no summary)
+    qtbot.waitUntil(lambda: dialog.last_progress is not None and dialog.last_progress.generated > 0,
+                    timeout=JOB_TIMEOUT_MS)
     with qtbot.waitSignal(dialog.run_ended, timeout=JOB_TIMEOUT_MS) as ended:
         dialog.close()
         _answer(qtbot, dialog, STOP_AND_CLOSE)
