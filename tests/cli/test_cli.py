@@ -229,9 +229,12 @@ def test_sigint_twice_stops_evaluate_with_130_and_leaves_no_planner_or_temp_dir(
     temp.mkdir()
     env = dict(os.environ, TMPDIR=str(temp), DOMAIN_DRAFTER_CACHE=str(tmp_path / "cache"))
     script = Path(sys.executable).parent / "domain-drafter"
+    # A user's terminal delivers Ctrl-C: start the command with SIGINT at its default even when this test run was
+    # itself started in the background (where the shell has SIGINT ignored, and children inherit that).
     proc = subprocess.Popen([str(script), "evaluate", str(folder), "put-down", "--k", "100000", "--time-limit", "120",
                              "--equivalence", "paper"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.stdin.write(PUT_DOWN)
     proc.stdin.close()
     deadline = time.monotonic() + 60
