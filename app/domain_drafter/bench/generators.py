@@ -20,6 +20,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,22 +211,32 @@ def endpoint_backend(model: ModelSpec, url: str, many: bool):
                                     timeout_s=model.timeout_s, retries=1 if many else None)
 
 
+def slot_label(model: ModelSpec, endpoint: Endpoint, slot: int) -> str:
+    """An endpoint slot's name in messages: the URL, with the slot's number when the endpoint has several."""
+    return endpoint.url if model.parallel == 1 else f"{endpoint.url} #{slot}"
+
+
+def answered_by(endpoint: Endpoint, request: Callable[[], Drafted]) -> Drafted:
+    """`request()`'s answer, recorded as the endpoint's; a model error is the endpoint's failure."""
+    try:
+        drafted = request()
+    except ModelError as exc:
+        raise EndpointFailed(endpoint, exc) from exc
+    endpoint.succeeded()
+    return drafted.with_generator(endpoint.url)
+
+
 class EndpointGenerator:
     """One request slot of an endpoint, in a thread of this process (generating is waiting on the server)."""
 
     def __init__(self, spec: ExperimentSpec, model: ModelSpec, endpoint: Endpoint, slot: int, many: bool):
         self.endpoint = endpoint
-        self.label = endpoint.url if model.parallel == 1 else f"{endpoint.url} #{slot}"
+        self.label = slot_label(model, endpoint, slot)
         self._drafter = TaskDrafter(spec, model)
         self._backend = endpoint_backend(model, endpoint.url, many)
 
     def draft(self, row: dict, task: TaskState | None = None) -> Drafted:
-        try:
-            drafted = self._drafter.draft(row, self._backend, task)
-        except ModelError as exc:
-            raise EndpointFailed(self.endpoint, exc) from exc
-        self.endpoint.succeeded()
-        return drafted.with_generator(self.endpoint.url)
+        return answered_by(self.endpoint, lambda: self._drafter.draft(row, self._backend, task))
 
     def close(self) -> None:
         self._drafter.close()
@@ -251,7 +262,7 @@ class DaskGenerator:
 
     def __init__(self, executor, spec: ExperimentSpec, model: ModelSpec, endpoint: Endpoint, slot: int):
         self.executor, self.spec, self.model, self.endpoint = executor, spec, model, endpoint
-        self.label = endpoint.url if model.parallel == 1 else f"{endpoint.url} #{slot}"
+        self.label = slot_label(model, endpoint, slot)
 
     def draft(self, row: dict, task: TaskState | None = None) -> Drafted:
         future = self.executor.submit(draft_on_worker, self.spec, self.model, self.endpoint.url, row)
@@ -259,12 +270,7 @@ class DaskGenerator:
             if task is not None and task.wait(POLL_S):
                 future.cancel()
                 raise Cancelled()
-        try:
-            drafted = future.result()
-        except ModelError as exc:
-            raise EndpointFailed(self.endpoint, exc) from exc
-        self.endpoint.succeeded()
-        return drafted.with_generator(self.endpoint.url)
+        return answered_by(self.endpoint, future.result)
 
     def close(self) -> None:
         pass
