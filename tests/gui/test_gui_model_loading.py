@@ -190,3 +190,24 @@ def test_a_catalogue_chat_model_loads_in_its_chat_template_and_the_status_bar_sa
     qtbot.waitUntil(lambda: not status.busy and status.loaded_model is not None, timeout=JOB_TIMEOUT_MS)
     assert status.loaded_model.prompt_format == "completion" and "chat format" not in status.model_label.text()
     assert window.close()
+
+
+def test_a_newer_request_stops_the_prompt_being_read_into_the_model(qtbot, private_homes, tiny_model):
+    """A warm of the old prompt is wasted once another prompt or model is asked for: it is stopped, and
+    the newest request runs after it. Before, the newest was dropped: it was queued while the runner
+still counted the ended job as running (CI waited 30 s for a broken model's load that never began)."""
+    window = open_main_window(qtbot, AppSettings(model=str(tiny_model)))
+    status = window.model_status
+    qtbot.waitUntil(lambda: status.loaded_model is not None and not status.busy, timeout=JOB_TIMEOUT_MS)
+    entry = window.current_model()
+    first = window.current_prompt_text() + "\n; the first request\n" * 40
+    newest = "(define (domain newest))"
+    warmed = []
+    status.loaded.connect(lambda _model: warmed.append(status.warmed_prompt))
+    assert status.preload(entry, first)
+    stopped = []
+    status._worker.signals.cancelled.connect(lambda: stopped.append(True))
+    assert status.preload(entry, newest)   # queued behind the warm, which is stopped
+    qtbot.waitUntil(lambda: newest in warmed and not status.busy, timeout=JOB_TIMEOUT_MS)
+    assert stopped == [True] and first not in warmed
+    window.close()

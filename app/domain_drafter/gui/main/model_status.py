@@ -48,6 +48,7 @@ class ModelStatus(QObject):
         super().__init__(parent)
         self.models = models
         self.runner = TaskRunner(self)
+        self.runner.job_ended.connect(self._on_done)   # once the runner is idle, so a queued request can start
         self.loaded_model: LoadedModel | None = None
         self.warmed_prompt = ""
         self.last_error = ""
@@ -86,10 +87,10 @@ class ModelStatus(QObject):
         """Load `entry` in the background (then read `warm_prompt` into its cache); False if nothing to do."""
         if entry is None:
             return False
-        if self.runner.busy:   # one load at a time: stop this one and start the newest request after it
+        if self.runner.busy:   # one job at a time: stop this one and start the newest request after it
             self._again = (entry, warm_prompt)
-            if self._worker is not None and self._worker.kind is JobKind.MODEL_LOAD:
-                self._worker.cancel()
+            if self._worker is not None and self._worker.kind in (JobKind.MODEL_LOAD, JobKind.MODEL_WARM):
+                self._worker.cancel()   # a warm of the old prompt (or model) is wasted once a newer request came
             return True
         loaded = self.is_loaded(entry)
         if loaded and (not warm_prompt or warm_prompt == self.warmed_prompt):
@@ -101,7 +102,6 @@ class ModelStatus(QObject):
         worker.signals.finished.connect(lambda model, prompt=warm_prompt: self._on_loaded(model, prompt))
         worker.signals.failed.connect(self._on_failed)
         worker.signals.cancelled.connect(self._on_cancelled)
-        worker.signals.run_ended.connect(self._on_done)
         self._worker = worker
         if not loaded:
             self.loaded_model = None
@@ -146,7 +146,7 @@ class ModelStatus(QObject):
         if self.loaded_model is None:
             self.model_label.setText("Model: not loaded (stopped; it loads at the next Generate)")
 
-    def _on_done(self) -> None:
+    def _on_done(self, _kind: JobKind, _outcome: object) -> None:
         self.progress.hide()
         self.stop_button.hide()
         self._worker = None
