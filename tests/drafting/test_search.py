@@ -128,3 +128,42 @@ def test_a_budget_of_zero_or_below_is_refused_clearly(field, value):
     with pytest.raises(UsageError) as info:
         SearchOptions(**{field: value})
     assert f"'{field}'" in info.value.what and "at least 1" in info.value.what
+
+
+def forced_answer(text: str) -> DraftOptions:
+    """Decoding whose grammar lets the real model write only `text`."""
+    literal = '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    return DraftOptions(decoding=DecodingOptions(max_tokens=200, grammar=f"root ::= {literal}"))
+
+
+DRIVE_IN_CITY = ("(:action drive :parameters (?truck - truck ?from - place ?to - place) "
+                 ":precondition (and (at ?truck ?from) (in-city ?from ?city) (in-city ?to ?city)) "
+                 ":effect (and (not (at ?truck ?from)) (at ?truck ?to)))")
+
+
+def test_a_check_failing_answer_s_quick_fix_is_judged_and_can_end_the_search(tiny_backend, evaluator, bundles):
+    """logistics' in-city in a depot answer (as Qwen2.5-Coder 1.5B wrote it): its quick fix is proven Equivalent,
+    at no model call of its own."""
+    result = run(bundles, tiny_backend, evaluator, SearchOptions(budget=4, width=2), domain="depot", action="drive",
+                 draft=forced_answer(DRIVE_IN_CITY))
+    assert result.stopped == "equivalent" and result.calls == 1 and result.equivalent_at == 1
+    answer, fix = result.nodes
+    assert answer.judgement.subclass is Subclass.PA_ERROR and fix.repair_of == answer.id and fix.call == 1
+    assert result.best is fix and fix.judgement.evaluation.proof.proven and "in-city" not in fix.answer
+    assert fix.to_dict()["repairs"][0].startswith("dropped (in-city ?from ?city)")
+    without = run(bundles, tiny_backend, evaluator, SearchOptions(budget=4, width=2, repair=False), domain="depot",
+                  action="drive", draft=forced_answer(DRIVE_IN_CITY))
+    assert without.stopped != "equivalent" and all(n.repair_of is None for n in without.nodes)
+
+
+def test_a_node_that_only_repeats_itself_is_tried_again_hotter_until_the_temperature_tops_out(
+        tiny_backend, evaluator, bundles):
+    wrong = bundles["blocksworld"].domain.action("put-down").to_pddl(indent="").replace("(handempty)", "", 1)
+    options = SearchOptions(budget=16, width=1, children=2, temperature=0.8, reheat=0.2)
+    result = run(bundles, tiny_backend, evaluator, options, draft=forced_answer(wrong))
+    children = [n for n in result.nodes if n.parent is not None]
+    assert all(n.duplicate_of == 0 for n in children)
+    temperatures = sorted({round(n.temperature, 6) for n in children})
+    assert temperatures == [0.8, 1.0, 1.2, 1.4, 1.5]          # then hotter is not possible: it gives up
+    assert result.stopped == "exhausted" and result.calls == 1 + 2 * len(temperatures)
+    assert options.child_temperature(0) == 0.8 and SearchOptions(temperature=0.0).child_temperature(5) == 0.0

@@ -205,9 +205,7 @@ still counted the ended job as running (CI waited 30 s for a broken model's load
     warmed = []
     status.loaded.connect(lambda _model: warmed.append(status.warmed_prompt))
     assert status.preload(entry, first)
-    stopped = []
-    status._worker.signals.cancelled.connect(lambda: stopped.append(True))
-    assert status.preload(entry, newest)   # queued behind the warm, which is stopped
+    assert status.preload(entry, newest)   # queued behind the warm, which is stopped (before or while reading)
     qtbot.waitUntil(lambda: newest in warmed and not status.busy, timeout=JOB_TIMEOUT_MS)
-    assert stopped == [True] and first not in warmed
+    assert first not in warmed and status.warmed_prompt == newest
     window.close()

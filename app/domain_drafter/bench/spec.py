@@ -32,7 +32,8 @@ _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", 
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
              "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search", "generators"}
 STRATEGIES = ("one-shot", "retries", "best-of", "search")
-_SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s"}
+_SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s", "repair",
+                "reheat"}
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _search_table(raw: Any, fail) -> dict:
         fail("[search]: unknown key(s) " + ", ".join(sorted(bad)), "valid keys: " + ", ".join(sorted(_SEARCH_KEYS)),
              sorted(bad)[0])
     kinds = {"budget": int, "width": int, "children": int, "feedback": str, "temperature": float, "max_tokens": int,
-             "time_limit_s": float}
+             "time_limit_s": float, "repair": bool, "reheat": float}
     out = {}
     for key, value in raw.items():
         kind = kinds[key]

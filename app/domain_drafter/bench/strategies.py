@@ -8,6 +8,9 @@ judged by the same proof and stop at the first proven Equivalent:
   decoded greedily as the paper does (the baseline the search is measured against);
 - best-of: one greedy answer per prompt seed (seed, seed+1, ...), the best kept;
 - search: best-first over answers and their feedback (width roots, children sampled per expansion).
+Retries, best-of and search judge a check-failing answer's quick fix too (`repair`, on unless the spec's
+[search] table says `repair = false`; core/answer_repair.py): it costs no model call and uses no reference.
+One-shot never does, so it stays the paper's protocol.
 The answer stored for a task is the best one found (`bench/drafter.py`); its generation record keeps the
 whole tree, the calls, tokens and seconds spent, and the call that found the first Equivalent (if any).
 """
@@ -25,9 +28,10 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
     table = dict(spec.search)
     budget = int(table.get("budget", SearchOptions().budget))
     feedback = Feedback(table.get("feedback", Feedback.ALL.value))
-    common = dict(feedback=feedback, max_tokens=table.get("max_tokens"), time_limit_s=table.get("time_limit_s"))
+    common = dict(feedback=feedback, max_tokens=table.get("max_tokens"), time_limit_s=table.get("time_limit_s"),
+                  repair=bool(table.get("repair", True)))
     if strategy == "one-shot":
-        return SearchOptions(budget=1, width=1, children=1, **common)
+        return SearchOptions(budget=1, width=1, children=1, **{**common, "repair": False})
     if strategy == "retries":
         return SearchOptions(budget=budget, width=1, children=1, policy="linear", temperature=0.0, **common)
     if strategy == "best-of":
@@ -36,5 +40,6 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
         defaults = SearchOptions()
         return SearchOptions(budget=budget, width=int(table.get("width", defaults.width)),
                              children=int(table.get("children", defaults.children)),
-                             temperature=float(table.get("temperature", defaults.temperature)), **common)
+                             temperature=float(table.get("temperature", defaults.temperature)),
+                             reheat=float(table.get("reheat", defaults.reheat)), **common)
     raise ValueError(f"unknown strategy {strategy!r}")

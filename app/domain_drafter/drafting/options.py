@@ -66,6 +66,8 @@ DEFAULT_BUDGET = 16          # model calls per action (the issue's equal-cost bu
 DEFAULT_WIDTH = 4            # root answers, one per prompt seed
 DEFAULT_CHILDREN = 4         # answers per expansion
 DEFAULT_TEMPERATURE = 0.8    # the children's sampling temperature
+DEFAULT_REHEAT = 0.2         # added to it for each earlier expansion of the same node
+MAX_TEMPERATURE = 1.5        # the most a reheated expansion samples at
 SEARCH_POLICIES = ("best-first", "linear")
 
 
@@ -81,6 +83,15 @@ class SearchOptions:
     max_tokens: int | None = None             # generated tokens over the whole search
     time_limit_s: float | None = None         # wall-clock seconds over the whole search
     policy: str = "best-first"                # or "linear": always expand the last answer (linear retries)
+    repair: bool = True                       # judge a check-failing answer's quick fix too (core/answer_repair)
+    reheat: float = DEFAULT_REHEAT            # temperature added per earlier expansion of a node
+
+    def child_temperature(self, expansions: int) -> float:
+        """The temperature of a node's `expansions`-th expansion (0-based): hotter each time, so that a node
+        that wrote only repeats is re-expanded with more spread rather than given up."""
+        if not self.temperature:
+            return 0.0
+        return min(MAX_TEMPERATURE, self.temperature + self.reheat * expansions)
 
     def __post_init__(self) -> None:
         for name in ("budget", "width", "children"):
@@ -93,6 +104,9 @@ class SearchOptions:
         if self.temperature < 0:
             raise UsageError(f"the children's 'temperature' must be 0 (greedy) or above, not {self.temperature}",
                              hint="children are sampled so that they differ from their parent; try 0.8")
+        if self.reheat < 0:
+            raise UsageError(f"the search's 'reheat' must be 0 or above, not {self.reheat}",
+                             hint="the temperature added for each re-expansion of a node; try 0.2")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UsageError(f"the search's 'max_tokens' (generated tokens in all) must be at least 1, "
                              f"not {self.max_tokens}")
@@ -102,4 +116,5 @@ class SearchOptions:
     def to_dict(self) -> dict:
         return {"budget": self.budget, "width": self.width, "children": self.children,
                 "feedback": self.feedback.value, "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "time_limit_s": self.time_limit_s, "policy": self.policy}
+                "time_limit_s": self.time_limit_s, "policy": self.policy, "repair": self.repair,
+                "reheat": self.reheat}

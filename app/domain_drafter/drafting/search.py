@@ -7,8 +7,12 @@ in the chat format as real turns (the assistant's answer, then the user's feedba
 completion format as the template's appended feedback block. Its `children` answers are sampled
 (temperature > 0, each with its own decoding seed), so that they differ from each other and from
 the parent. The frontier is ordered by class rank, then the agreement score (METHOD 6b), then the
-ARE; a node may be expanded again (after the nodes as good as it). Answers equal up to renaming and
-order (the verdict cache's canonical action) are merged: judged once, never expanded twice.
+ARE; a node may be expanded again (after the nodes as good as it), each time at a higher temperature
+(`reheat`), and a node whose expansion wrote only repeats rests until the others have had their turn.
+Answers equal up to renaming and order (the verdict cache's canonical action) are merged: judged once,
+never expanded twice. An answer that fails the checks gets a quick fix (`repair`, core/answer_repair.py:
+what the checks refuse taken out, from the domain's declarations alone), judged as a node of its own
+that costs no model call, so an action that is right but for a predicate of a context example is found.
 
 It stops at the first proven Equivalent, or when the budget (model calls, generated tokens,
 seconds) is spent, or on cancel, or when the model fails; the result always holds the whole tree
@@ -24,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from domain_drafter.core.answer_repair import repair_answer
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError, ModelError
@@ -56,6 +61,9 @@ class SearchNode:
     judgement: Judgement
     feedback: str | None = None   # what its children were (or would be) told
     duplicate_of: int | None = None
+    repair_of: int | None = None  # a quick fix of that node's answer (no model call of its own)
+    repairs: tuple[str, ...] = () # the quick fix's edits, in words
+    temperature: float = 0.0      # the decoding's (0: greedy)
 
     @property
     def score(self) -> float:
@@ -69,7 +77,8 @@ class SearchNode:
                 "are": ev.are.total if ev is not None and ev.are is not None else None,
                 "solvable": list(self.judgement.solvable), "tests_passed": self.judgement.tests_passed,
                 "tests_total": self.judgement.tests_total, "feedback": self.feedback,
-                "duplicate_of": self.duplicate_of}
+                "duplicate_of": self.duplicate_of, "repair_of": self.repair_of, "repairs": list(self.repairs),
+                "temperature": self.temperature}
 
 
 @dataclass(frozen=True)
@@ -79,8 +88,8 @@ class SearchResult:
     prompt: Prompt
     options: SearchOptions
     nodes: tuple[SearchNode, ...]
-    stopped: str                  # "equivalent", "budget", "tokens", "time", "cancelled", "error"
-    calls: int
+    stopped: str                  # "equivalent", "budget", "tokens", "time", "exhausted", "cancelled", "error"
+    calls: int                    # model calls (a quick fix is a node but not a call)
     generated_tokens: int
     prompt_tokens: int
     wall_s: float
@@ -100,11 +109,15 @@ class SearchResult:
 
     @property
     def best_scores(self) -> list[float]:
-        """After each model call, the best score so far (for the progress line and the figure)."""
+        """After each model call, the best score so far (for the progress line and the figure); a call's
+        quick fix counts with the call."""
         out, best = [], 0.0
         for n in self.nodes:
             best = max(best, n.score)
-            out.append(best)
+            if n.repair_of is None:
+                out.append(best)
+            elif out:
+                out[-1] = best
         return out
 
     def to_dict(self) -> dict:
@@ -119,6 +132,8 @@ class SearchResult:
 def node_candidate(node: SearchNode) -> Candidate:
     """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
     where = "root" if node.parent is None else f"child of #{node.parent + 1}"
+    if node.repair_of is not None:
+        where = f"quick fix of #{node.repair_of + 1}"
     if node.duplicate_of is not None:
         where += f", same as #{node.duplicate_of + 1}"
     j = node.judgement
@@ -165,17 +180,18 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     nodes: list[SearchNode] = []
     seen: dict[str, int] = {}           # merge key -> the node judged first
     frontier: list[tuple[tuple, int, int]] = []   # (judgement key, expansions, node id)
-    exhausted: set[int] = set()         # nodes whose last expansion wrote nothing new: not expanded again
-    spent = {"generated": 0, "prompt": 0}
+    exhausted: set[int] = set()         # nodes whose last expansion wrote nothing new: rest until the others had a turn
+    resting: list[tuple[tuple, int, int]] = []
+    spent = {"generated": 0, "prompt": 0, "calls": 0}
     judge_s = [0.0]
 
     def finish(stopped: str, error: str | None = None) -> SearchResult:
-        return SearchResult(prompts[0], options, tuple(nodes), stopped, len(nodes), spent["generated"],
+        return SearchResult(prompts[0], options, tuple(nodes), stopped, spent["calls"], spent["generated"],
                             spent["prompt"], time.perf_counter() - started, error, grammar,
                             {"judge_s": judge_s[0]})
 
     def out_of_budget() -> str | None:
-        if len(nodes) >= options.budget:
+        if spent["calls"] >= options.budget:
             return "budget"
         if options.max_tokens is not None and spent["generated"] >= options.max_tokens:
             return "tokens"
@@ -186,14 +202,26 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     def ask(prompt: str, decoding_: DecodingOptions, parent: SearchNode | None, seed: int) -> SearchNode:
         task.check_cancelled()
         shown = f"; best score so far {max(n.score for n in nodes):.0%}" if nodes else ""
-        task.report(len(nodes), options.budget, f"model call {len(nodes) + 1} of {options.budget}{shown}")
+        task.report(spent["calls"], options.budget, f"model call {spent['calls'] + 1} of {options.budget}{shown}")
         generation: Generation = backend.generate(prompt, decoding_, task=task)
         if generation.stats.stop_reason == "cancelled":
             raise Cancelled()
+        spent["calls"] += 1
         spent["generated"] += generation.stats.generated_tokens
         spent["prompt"] += generation.stats.prompt_tokens
+        node = judged(generation.text, generation.stats, decoding_, parent, seed)
+        if options.repair and node.duplicate_of is None and not node.judgement.equivalent:
+            fix = repair_answer(node.judgement.check, bundle.domain)
+            if fix is not None:
+                no_call = GenerationStats(0, 0, 0.0, 0.0, 0.0, "quick-fix")   # written by the repair, not the model
+                fixed = judged(fix.text, no_call, decoding_, parent, seed, node.id, fix.edits)
+                if fixed.judgement.equivalent:
+                    return fixed
+        return node
+
+    def judged(key_text: str, stats: GenerationStats, decoding_: DecodingOptions, parent: SearchNode | None, seed: int,
+               repair_of: int | None = None, repairs: tuple[str, ...] = ()) -> SearchNode:
         t0 = time.perf_counter()
-        key_text = generation.text
         node_id = len(nodes)
         merged = None
         quick = check_answer(key_text, bundle.domain, action)
@@ -213,8 +241,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 said = said or _GENERIC
         judge_s[0] += time.perf_counter() - t0
         node = SearchNode(node_id, parent.id if parent is not None else None,
-                          parent.depth + 1 if parent is not None else 0, node_id + 1, seed, decoding_.seed,
-                          generation.text, generation.stats, judgement, said, merged)
+                          parent.depth + 1 if parent is not None else 0, spent["calls"], seed, decoding_.seed,
+                          key_text, stats, judgement, said, merged, repair_of, repairs, decoding_.temperature)
         nodes.append(node)
         if merged is None:
             seen[merge] = node_id
@@ -232,13 +260,22 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 return finish("equivalent")
         while (why := out_of_budget()) is None:
             if not frontier:
-                return finish("exhausted")
+                if not resting:
+                    return finish("exhausted")
+                for entry in resting:       # every node has had its turn: the resting ones again, while still heating
+                    expansions = entry[1]
+                    if options.child_temperature(expansions) > options.child_temperature(expansions - 1):
+                        heapq.heappush(frontier, entry)
+                resting.clear()
+                exhausted.clear()
+                continue
             if options.policy == "linear":
                 parent = nodes[-1] if nodes[-1].duplicate_of is None else nodes[nodes[-1].duplicate_of]
                 node_id, expansions = parent.id, sum(1 for n in nodes if n.parent == parent.id)
             else:
                 key, expansions, node_id = heapq.heappop(frontier)
                 if node_id in exhausted:
+                    resting.append((key, expansions, node_id))
                     continue
                 parent = nodes[node_id]
                 heapq.heappush(frontier, (key, expansions + 1, node_id))
@@ -249,8 +286,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 if out_of_budget():
                     break
                 seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
-                child_decoding = replace(decoding, temperature=options.temperature, seed=seed if options.temperature
-                                         else draft.seed)
+                child_decoding = replace(decoding, temperature=options.child_temperature(expansions),
+                                         seed=seed if options.temperature else draft.seed)
                 node = ask(child_prompt, child_decoding, parent, parent.seed)
                 fresh += node.duplicate_of is None
                 if node.judgement.equivalent:

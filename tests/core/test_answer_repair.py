@@ -1,0 +1,96 @@
+"""Quick fixes for answers the checks refuse, from the domain's declarations alone (core/answer_repair.py).
+
+Each answer below is one a small model wrote (Qwen2.5-Coder 1.5B, in the partial strategies run of
+resources/results/strategies-qwen-coder-1.5b) or a smaller variant of one; the repair is checked with the
+real checks (tests/drafting/test_search.py judges one by the real proof).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from domain_drafter.core.answer_repair import repair_answer
+from domain_drafter.core.answers import check_answer
+
+DRIVE_IN_CITY = """(:action drive
+  :parameters (?truck - truck ?from - place ?to - place)
+  :precondition (and (at ?truck ?from) (in-city ?from ?city) (in-city ?to ?city))
+  :effect (and (not (at ?truck ?from)) (at ?truck ?to)))"""
+
+
+def repaired(bundles, domain: str, action: str, answer: str):
+    bundle = bundles[domain]
+    check = check_answer(answer, bundle.domain, action)
+    assert not check.passed
+    return repair_answer(check, bundle.domain)
+
+
+def test_a_predicate_of_a_context_example_is_taken_out_and_the_rest_is_the_reference(bundles):
+    fix = repaired(bundles, "depot", "drive", DRIVE_IN_CITY)
+    assert fix is not None
+    assert check_answer(fix.text, bundles["depot"].domain, "drive").passed
+    assert "in-city" not in fix.text
+    assert fix.edits == ("dropped (in-city ?from ?city) from the precondition: ?city is not a parameter",
+                         "dropped (in-city ?to ?city) from the precondition: ?city is not a parameter")
+    assert fix.action.pre_pos == bundles["depot"].domain.action("drive").pre_pos
+
+
+def test_untyped_and_undeclared_parameters_get_the_type_their_predicates_expect(bundles):
+    answer = """(:action lift
+      :parameters (?hoist ?crate - box ?surface - surface ?place - place)
+      :precondition (and (at ?hoist ?place) (available ?hoist) (at ?crate ?place) (on ?crate ?surface) (clear ?crate))
+      :effect (and (lifting ?hoist ?crate) (clear ?surface) (not (at ?crate ?place)) (not (on ?crate ?surface))
+                   (not (clear ?crate)) (not (available ?hoist))))"""
+    fix = repaired(bundles, "depot", "lift", answer)
+    assert fix is not None
+    types = {p.name: p.type for p in fix.action.parameters}
+    assert types["?hoist"] == "hoist"      # the narrowest of locatable (at) and hoist (available)
+    assert types["?crate"] == "crate"      # 'box' is not declared; (on ?crate ...) expects a crate
+    assert fix.action.parameters == bundles["depot"].domain.action("lift").parameters
+
+
+def test_a_negated_precondition_the_requirements_forbid_is_dropped_and_the_name_put_right(bundles):
+    answer = """(:action putdown :parameters (?x - block)
+      :precondition (and (holding ?x) (not (ontable ?x)))
+      :effect (and (ontable ?x) (clear ?x) (handempty) (not (holding ?x))))"""
+    fix = repaired(bundles, "blocksworld", "put-down", answer)
+    assert fix is not None and fix.action.name == "put-down"
+    assert fix.edits[0] == "renamed the action from 'putdown' to 'put-down'"
+    assert "(not (ontable ?x))" not in fix.text
+    assert fix.action == bundles["blocksworld"].domain.action("put-down")
+
+
+@pytest.mark.parametrize("answer, why", [
+    ("(:action drive :parameters (?t - truck ?f - place ?to - place) :precondition (at ?t ?f))", "no effect"),
+    ("(:action drive :parameters (?t - truck) (at ?t", "does not parse"),
+    ("(:action drive :parameters (?t - truck ?f ?to - place) :precondition (at ?t ?f) "
+     ":effect (and (moved ?t)))", "nothing of the effect is left"),
+])
+def test_nothing_is_offered_where_nothing_sound_is_left(bundles, answer, why):
+    assert repaired(bundles, "depot", "drive", answer) is None, why
+
+
+def test_a_passing_answer_needs_no_repair(bundles):
+    reference = bundles["depot"].domain.action("drive").to_pddl(indent="")
+    check = check_answer(reference, bundles["depot"].domain, "drive")
+    assert check.passed and repair_answer(check, bundles["depot"].domain) is None
+
+
+def test_every_repair_of_every_bundled_actions_mutants_passes_the_checks(bundles):
+    """Mutants: each action with one argument renamed to an unknown variable, or a predicate renamed."""
+    tried = offered = 0
+    for bundle in bundles.values():
+        for action in bundle.domain.actions:
+            text = action.to_pddl(indent="")
+            first = action.precondition[0].atom if action.precondition else action.effect[0].atom
+            for mutant in (text.replace(f"({first.predicate} ", f"({first.predicate}-of ", 1),
+                           text.replace(":effect (and", ":effect (and (near ?nowhere)", 1)):
+                check = check_answer(mutant, bundle.domain, action.name)
+                if check.passed:
+                    continue
+                tried += 1
+                fix = repair_answer(check, bundle.domain)
+                if fix is not None:
+                    offered += 1
+                    assert check_answer(fix.text, bundle.domain, action.name).passed, (bundle.name, action.name)
+    assert tried >= 60 and offered >= tried // 2
