@@ -40,7 +40,8 @@ def test_every_strategy_is_a_column_with_its_cost_and_the_export_names_it(tmp_pa
             answer, record = by[(f"tiny +grammar [{strategy}]", action)]
             assert record["strategy"] == strategy and 1 <= record["calls"] <= 3
             nodes = record["search"]["nodes"]
-            assert len(nodes) == record["calls"] and answer in [n["answer"] for n in nodes]
+            calls = [n for n in nodes if n["repair_of"] is None]     # a quick fix is a node but not a call
+            assert len(calls) == record["calls"] and answer in [n["answer"] for n in nodes]
             assert nodes[0]["answer"] == one_shot       # every strategy's first answer is the one-shot answer
         retries = by[("tiny +grammar [retries]", action)][1]["search"]["nodes"]
         assert [n["parent"] for n in retries] == [None, 0, 1][:len(retries)] or all(
@@ -50,8 +51,8 @@ def test_every_strategy_is_a_column_with_its_cost_and_the_export_names_it(tmp_pa
     report = tmp_path / "report"
     assert main(["bench", "report", str(out), "--out", str(report)]) == 0
     table = (report / "strategies.md").read_text()
-    for label in ("proven Equivalent %", "mean score", "model calls per action", "tokens per action",
-                  "seconds per action"):
+    for label in ("proven Equivalent %", "of them by a quick fix", "mean score", "model calls per action",
+                  "tokens per action", "seconds per action"):
         assert f"| {label} |" in table
     assert "tiny +grammar [search]" in table and (report / "fig-equivalent-vs-calls.png").is_file()
     stats = json.loads((report / "strategies.json").read_text())
@@ -70,6 +71,8 @@ def test_every_strategy_is_a_column_with_its_cost_and_the_export_names_it(tmp_pa
     ("[search]\nbudget = 4\nbreadth = 2\n", "breadth = 2", "unknown key(s) breadth"),
     ("[search]\nfeedback = \"hints\"\n", 'feedback = "hints"', "feedback must be one of"),
     ("[search]\ntemperature = \"hot\"\n", 'temperature = "hot"', "'temperature' must be float"),
+    ("[search]\nreheat = -0.5\n", "reheat = -0.5", "'reheat' must be 0 or above"),
+    ("[search]\nrepair = \"yes\"\n", 'repair = "yes"', "'repair' must be bool"),
 ])
 def test_a_bad_search_table_names_its_line_and_exits_3(tmp_path, tiny_model, table, needle, what, capsys):
     spec = write_spec(tmp_path / "bad.toml", tiny_model, extra="")
@@ -86,3 +89,14 @@ def test_an_unknown_strategy_is_refused_with_the_valid_ones(tmp_path, tiny_model
     assert main(["bench", "run", str(spec), "--out", str(tmp_path / "x.sqlite")]) == 3
     err = capsys.readouterr().err
     assert "unknown strategy 'beam'" in err and "best-of" in err and f"{spec}:" in err
+
+
+def test_a_proven_equivalent_found_by_a_quick_fix_is_counted_as_such():
+    from domain_drafter.bench.strategy_table import _best_is_a_quick_fix
+
+    tree = {"search": {"best": 1, "nodes": [{"id": 0, "repair_of": None}, {"id": 1, "repair_of": 0}]}}
+    assert _best_is_a_quick_fix(tree)
+    tree["search"]["best"] = 0
+    assert not _best_is_a_quick_fix(tree)
+    assert not _best_is_a_quick_fix({"stats": {}})                   # a one-shot row has no tree
+    assert not _best_is_a_quick_fix({"search": {"best": 5, "nodes": []}})

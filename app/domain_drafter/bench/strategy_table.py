@@ -27,6 +27,7 @@ class StrategyStats:
     tokens: int
     wall_s: float
     found_at: tuple[int, ...] = field(default=())   # per task proven Equivalent: the call that found it
+    by_quick_fix: int = 0      # of the proven Equivalent: a quick fix of a model's answer (drafting/search.py)
 
     @property
     def equivalent_percent(self) -> float:
@@ -50,7 +51,8 @@ class StrategyStats:
                 "mean_score": None if self.mean_score is None else round(self.mean_score, 4),
                 "calls_per_action": round(self.per_action(self.calls), 2),
                 "tokens_per_action": round(self.per_action(self.tokens), 1),
-                "seconds_per_action": round(self.per_action(self.wall_s), 1), "found_at": list(self.found_at)}
+                "seconds_per_action": round(self.per_action(self.wall_s), 1), "found_at": list(self.found_at),
+                "by_quick_fix": self.by_quick_fix}
 
 
 def load_strategy_stats(path: str | Path) -> list[StrategyStats]:
@@ -64,7 +66,8 @@ def load_strategy_stats(path: str | Path) -> list[StrategyStats]:
         gen = json.loads(generation) if generation else {}
         res = json.loads(result) if result else {}
         a = acc.setdefault(system, {"strategy": gen.get("strategy", "one-shot"), "tasks": 0, "eq": 0, "score": 0.0,
-                                    "scored": 0, "calls": 0, "tokens": 0, "wall": 0.0, "found": []})
+                                    "scored": 0, "calls": 0, "tokens": 0, "wall": 0.0, "found": [],
+                                    "fixed": 0})
         a["tasks"] += 1
         is_eq = cls == "Equivalent" and proven is not None and bool(proven)
         stats = gen.get("stats") or {}
@@ -81,8 +84,15 @@ def load_strategy_stats(path: str | Path) -> list[StrategyStats]:
         if is_eq:
             a["eq"] += 1
             a["found"].append(int(gen.get("equivalent_at") or calls))
+            a["fixed"] += _best_is_a_quick_fix(gen)
     return [StrategyStats(s, a["strategy"], a["tasks"], a["eq"], a["score"], a["scored"], a["calls"], a["tokens"],
-                          a["wall"], tuple(a["found"])) for s in order if (a := acc.get(s))]
+                          a["wall"], tuple(a["found"]), a["fixed"]) for s in order if (a := acc.get(s))]
+
+
+def _best_is_a_quick_fix(generation: dict) -> bool:
+    search = generation.get("search") or {}
+    nodes, best = search.get("nodes") or [], search.get("best")
+    return isinstance(best, int) and 0 <= best < len(nodes) and nodes[best].get("repair_of") is not None
 
 
 def has_strategies(stats: list[StrategyStats]) -> bool:
@@ -90,6 +100,7 @@ def has_strategies(stats: list[StrategyStats]) -> bool:
 
 
 ROWS = (("proven Equivalent %", lambda s: f"{s.equivalent_percent:.1f} ({s.proven_equivalent}/{s.tasks})"),
+        ("of them by a quick fix", lambda s: str(s.by_quick_fix)),
         ("mean score", lambda s: "" if s.mean_score is None else f"{100 * s.mean_score:.1f}%"),
         ("model calls per action", lambda s: f"{s.per_action(s.calls):.1f}"),
         ("tokens per action", lambda s: f"{s.per_action(s.tokens):.0f}"),
