@@ -166,6 +166,22 @@ def test_generate_streams_an_answer_and_prints_its_verdict(capsys, monkeypatch, 
     assert code == 1 and len(data["rounds"]) == 2 and data["prompt"]["action"] == "stack"
 
 
+def test_generate_search_streams_each_call_and_stops_at_its_budget(capsys, monkeypatch, tmp_path):
+    from tiny_gguf import write_tiny_llama
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    code, out, _ = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(model), "--grammar",
+                       "--search", "--budget", "3", "--width", "2", "--children", "1", "--max-tokens", "48")
+    assert code in (0, 1)
+    assert "budget 3 model calls, 2 roots, 1 children per expansion" in out
+    assert [line.split(" #")[0] for line in out.splitlines() if line.startswith("-- call ")][:3] == [
+        "-- call 1/3", "-- call 2/3", "-- call 3/3"]
+    code, _, err = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(model), "--search",
+                       "--budget", "0", "--no-repair")
+    assert code == 2 and "'budget' must be a whole number of at least 1" in err
+
+
 def test_generate_with_a_missing_model_file_says_which_file(capsys, monkeypatch, tmp_path):
     code, _, err = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(tmp_path / "none.gguf"))
     assert code == 5 and "none.gguf" in err

@@ -40,7 +40,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from domain_drafter.drafting.options import SearchOptions
 
         search = SearchOptions(budget=args.budget, width=args.width, children=args.children,
-                               feedback=options.feedback, temperature=args.temperature)
+                               feedback=options.feedback, temperature=args.temperature, repair=not args.no_repair)
         backend = open_backend(args)
         return _generate_search(args, bundle, action, backend, options, search, template)
     backend = open_backend(args)
@@ -126,6 +126,8 @@ def _generate_search(args: argparse.Namespace, bundle, action: str, backend, opt
     def on_node(n: SearchNode) -> None:
         if streaming:
             where = "root" if n.parent is None else f"child of #{n.parent + 1}"
+            if n.repair_of is not None:
+                where = f"quick fix of #{n.repair_of + 1} ({'; '.join(n.repairs)})"
             same = f" (same as #{n.duplicate_of + 1})" if n.duplicate_of is not None else ""
             are = f", ARE {n.to_dict()['are']}" if n.to_dict()["are"] is not None else ""
             print(f"-- call {n.call}/{search.budget} #{n.id + 1} {where}, seed {n.seed}: {n.judgement.verdict}, "
@@ -204,6 +206,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"with --search: root answers, one per prompt seed (default {so.width})")
     p.add_argument("--children", type=int, default=so.children, metavar="M",
                    help=f"with --search: answers sampled per expansion (default {so.children})")
+    p.add_argument("--no-repair", action="store_true",
+                   help="with --search: do not judge the quick fix of an answer that fails the checks (what the "
+                        "checks refuse taken out, from the domain's declarations; it costs no model call)")
     p.add_argument("--json", action="store_true", help="print all rounds (or the ranked candidates) as JSON "
                                                        "instead of streaming")
     p.set_defaults(func=cmd_generate)
