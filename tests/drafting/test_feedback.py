@@ -50,7 +50,7 @@ def test_plans_word_a_missing_precondition_as_such(evaluator, bundles):
     answer = mutated(bundles, "blocksworld", "stack", "(clear ?y)", "")
     result = evaluator.evaluate(bundle, "stack", answer)
     said = feedback_text(bundle, "stack", result, Feedback.PLANS)
-    assert "missing precondition (clear ?y)" in said, said
+    assert "missing precondition (clear ?y), here (clear a): add it to the precondition." in said, said
     assert feedback_text(bundle, "stack", result, Feedback.CHECKS) is None   # NPApp: nothing the checks may say
 
 
@@ -58,7 +58,7 @@ def test_plans_word_missing_and_extra_effects_from_the_state_diff(evaluator, bun
     bundle = bundles["blocksworld"]
     no_delete = mutated(bundles, "blocksworld", "put-down", "(not (holding ?x))", "")
     said = feedback_text(bundle, "put-down", evaluator.evaluate(bundle, "put-down", no_delete), Feedback.PLANS)
-    assert "missing effect (not (holding ?x))" in said, said
+    assert "missing effect (not (holding ?x)), here (not (holding b)): add it to the effect." in said, said
     extra = mutated(bundles, "blocksworld", "put-down", "(handempty)", "(handempty) (holding ?x)")
     said = feedback_text(bundle, "put-down", evaluator.evaluate(bundle, "put-down", extra), Feedback.PLANS)
     assert said is not None and ("extra effect" in said or "missing effect" in said), said

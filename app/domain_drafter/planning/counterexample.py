@@ -43,28 +43,29 @@ def _after(index: AtomIndex, step: str, true: int, false: int) -> str:
 
 def _issues(generated: Domain, key: tuple[str, ...], index: AtomIndex, state: int, difference: Difference,
             valid_in: str, failing_atoms: tuple[str, ...]) -> tuple[str, ...]:
-    """What is wrong with the generated action at the distinguishing state, named as the edit that fixes it."""
+    """What is wrong with the generated action at the distinguishing state, named as the edit that fixes it
+    (a small model follows "add it to the precondition" better than a description of the state)."""
     def both(atom: str) -> str:
         lifted = lift_atom(atom, key, generated)
         return atom if lifted == atom else f"{lifted}, here {atom}"
 
     if difference.kind == "only-generated":      # the reference refuses the step: a precondition is missing
-        return tuple(f"missing precondition {both(a)}" for a in failing_atoms)
+        return tuple(f"missing precondition {both(a)}: add it to the precondition" for a in failing_atoms)
     if difference.kind == "only-reference":      # the answer refuses a step it must allow
-        return tuple(f"extra precondition {both(a)}: it does not hold here, yet the action must be possible"
-                     for a in failing_atoms)
+        return tuple(f"extra precondition {both(a)}: it does not hold here, yet the action must be possible, "
+                     "so remove it from the precondition" for a in failing_atoms)
     assert difference.reference_after is not None and difference.generated_after is not None
     out = []
     gen_only = difference.generated_after & ~difference.reference_after
     ref_only = difference.reference_after & ~difference.generated_after
     for atom in index.decode(gen_only):
         shown = show_atom(atom)
-        out.append(f"missing effect {both(f'(not {shown})')}" if state & index.mask([atom])
-                   else f"extra effect {both(shown)}")
+        out.append(f"missing effect {both(f'(not {shown})')}: add it to the effect" if state & index.mask([atom])
+                   else f"extra effect {both(shown)}: remove it from the effect")
     for atom in index.decode(ref_only):
         shown = show_atom(atom)
-        out.append(f"extra effect {both(f'(not {shown})')}" if state & index.mask([atom])
-                   else f"missing effect {both(shown)}")
+        out.append(f"extra effect {both(f'(not {shown})')}: remove it from the effect" if state & index.mask([atom])
+                   else f"missing effect {both(shown)}: add it to the effect")
     return tuple(out)
 
 
