@@ -54,6 +54,11 @@ class Judgement:
                 and self.tests_passed == self.tests_total)
 
     @property
+    def fails_tests(self) -> bool:
+        """Judged by the domain's tests (without a reference), and some case did not pass (failed or unproven)."""
+        return self.tests_total > 0 and self.tests_passed < self.tests_total
+
+    @property
     def score(self) -> float:
         """The agreement score (METHOD 6b) with a reference; the share of problems solvable without one."""
         if self.evaluation is not None:
