@@ -9,8 +9,9 @@ from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.errors import DomainError, UsageError
 from domain_drafter.core.model import TypedName
 from domain_drafter.drafting.loop import DraftOptions
-from domain_drafter.drafting.new_action import draft_new_action, new_action_prompt, try_action
+from domain_drafter.drafting.new_action import TEST_ROUNDS, draft_new_action, new_action_prompt, try_action
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
+from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.planning.kstar import KStarPlanner
 
 # carry a ball to the next room and put it down there, in one action
@@ -80,12 +81,12 @@ def test_try_it_shows_whether_and_where_plans_use_it(copy):
 
 
 def test_writing_a_new_action_leaves_the_copy_alone_until_it_is_recorded(copy, tiny_backend):
-    from domain_drafter.drafting.new_action import record_new_action, write_new_action
+    from domain_drafter.drafting.new_action import provisional_bundle, record_new_action, write_new_action
 
     options = DraftOptions(grammar=True)
     prompt = new_action_prompt(copy, "transfer", load_bundled(), options)
     before = [(e.name, list(e.attempts), e.accepted) for e in copy.entries.values()]
-    answer = write_new_action(prompt, copy.vocabulary(), "transfer", tiny_backend, options)
+    answer = write_new_action(prompt, provisional_bundle(copy), "transfer", tiny_backend, options)
     assert [(e.name, list(e.attempts), e.accepted) for e in copy.entries.values()] == before   # what a worker may run
     assert not copy.entry("transfer").attempts
     assert answer.check.passed and answer.model == tiny_backend.name
@@ -101,7 +102,7 @@ def test_a_new_action_is_judged_by_the_problems_and_the_domains_tests(copy, tiny
     bundle = provisional_bundle(copy)
     judge = checks_judge(bundle, "transfer", evaluator)
     prompt = new_action_prompt(copy, "transfer", load_bundled(), options)
-    answer = write_new_action(prompt, bundle.domain, "transfer", tiny_backend, options, judge=judge)
+    answer = write_new_action(prompt, bundle, "transfer", tiny_backend, options, judge=judge, rounds=1)
     judged = answer.judgement
     assert answer.check.passed and judged is not None
     assert judged.tests_total == 20 and judged == judge(answer.answer)   # the gripper's cases, the same judge's word
@@ -109,6 +110,97 @@ def test_a_new_action_is_judged_by_the_problems_and_the_domains_tests(copy, tiny
         answer.verdict.endswith(f"tests: {judged.tests_passed} of 20 pass")
     assert answer.message == " ".join([answer.verdict + ".", *judged.tests_words])
     assert record_new_action(copy, answer, options).message == answer.message
+    assert len(answer.rounds) == 1 and answer.rounds[0].feedback is None   # rounds=1: judged, never asked again
+
+
+# transfer that leaves the robot in the room it left too: it breaks gripper's never case robot-in-one-room
+TRANSFER_STAYS = TRANSFER_PDDL.replace(" (not (at-robby ?from))", "")
+
+
+def forced_answer(*texts: str, temperature: float = 0.0, seed: int = 0) -> DraftOptions:
+    """Decoding whose grammar lets the real model write only one of `texts` (as tests/drafting/test_search.py's)."""
+    literals = " | ".join('"' + t.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+                          for t in texts)
+    return DraftOptions(decoding=DecodingOptions(max_tokens=200, grammar=f"root ::= {literals}",
+                                                 temperature=temperature, seed=seed))
+
+
+@pytest.fixture
+def tests_judge(copy, evaluator):
+    from domain_drafter.drafting.judges import checks_judge
+    from domain_drafter.drafting.new_action import provisional_bundle
+
+    return checks_judge(provisional_bundle(copy), "transfer", evaluator)
+
+
+def test_an_answer_that_fails_the_domains_tests_is_asked_again_with_the_failing_cases(copy, tiny_backend, tests_judge):
+    from domain_drafter.core.prompt import load_template
+    from domain_drafter.llm.backend import Conversation
+
+    draft = draft_new_action(copy, "transfer", tiny_backend, load_bundled(), forced_answer(TRANSFER_STAYS),
+                             judge=tests_judge)
+    assert [r.answer for r in draft.rounds] == [TRANSFER_STAYS] * TEST_ROUNDS   # it never passes: every round is spent
+    first, second, last = draft.rounds
+    assert first.check.passed and first.judgement.tests_passed == 19 and first.judgement.tests_total == 20
+    assert first.feedback == first.judgement.tests_words[0] and first.feedback.startswith(
+        "Test 'robot-in-one-room' (never) fails: ") and "(transfer ball1 rooma roomb left) shows it" in first.feedback
+    # the next round is asked the conversation so far: the prompt, the answer, what is wrong with it
+    assert isinstance(second.prompt_text, Conversation) and list(second.prompt_text.turns) == [
+        ("user", first.prompt_text), ("assistant", TRANSFER_STAYS),
+        ("user", load_template().render_feedback(first.feedback).strip())]
+    assert str(last.prompt_text).startswith(str(second.prompt_text) + TRANSFER_STAYS)
+    assert second.feedback == first.feedback and last.feedback is None   # no round after the last to tell
+    attempts = copy.entry("transfer").attempts
+    assert [a.options["round"] for a in attempts] == [1, 2, 3] and draft.attempt == attempts[-1]
+    assert all(a.message.endswith(first.feedback) and "tests: 19 of 20 pass" in a.message for a in attempts)
+
+
+def test_an_answer_that_passes_every_case_or_fails_the_checks_is_not_asked_again(copy, tiny_backend, tests_judge):
+    draft = draft_new_action(copy, "transfer", tiny_backend, load_bundled(), forced_answer(TRANSFER_PDDL),
+                             judge=tests_judge)
+    (only,) = draft.rounds
+    assert only.judgement.equivalent and only.judgement.tests_passed == only.judgement.tests_total == 20
+    assert only.feedback is None and draft.answer == TRANSFER_PDDL
+    undeclared = TRANSFER_PDDL.replace("(free ?g)", "(empty ?g)")   # no case runs on it: nothing to re-ask with
+    broken = draft_new_action(copy, "transfer", tiny_backend, load_bundled(), forced_answer(undeclared),
+                              judge=tests_judge)
+    assert [r.answer for r in broken.rounds] == [undeclared] and broken.rounds[0].judgement is None
+    assert broken.check.findings[0].reason == "undefined-predicate" and broken.rounds[0].feedback is None
+    assert len(copy.entry("transfer").attempts) == 2
+
+
+def test_a_model_failure_in_a_later_round_keeps_the_rounds_before_it(copy, tiny_model, tests_judge):
+    """A context too small for the second prompt (the first answer and its failing case appended)."""
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    with LlamaCppBackend(tiny_model, n_ctx=1536) as small:
+        draft = draft_new_action(copy, "transfer", small, load_bundled(), forced_answer(TRANSFER_STAYS),
+                                 judge=tests_judge)
+    (first,) = draft.rounds
+    assert first.answer == TRANSFER_STAYS and first.feedback is not None        # it was to be asked again
+    assert "tokens but the model's context is 1536" in draft.error   # the second prompt did not fit
+    assert copy.entry("transfer").attempts[-1].text == TRANSFER_STAYS             # and the answer is kept
+
+
+def test_the_rounds_stop_at_the_first_answer_that_passes_every_case(copy, tiny_backend, tests_judge):
+    """Sampling between the wrong and the right answer: where the first is wrong, it is asked again, and the
+    first right one ends the rounds however many are left."""
+    from domain_drafter.drafting.new_action import provisional_bundle, write_new_action
+
+    prompt = new_action_prompt(copy, "transfer", load_bundled())
+    seen = []
+    for seed in range(40):
+        options = forced_answer(TRANSFER_STAYS, TRANSFER_PDDL, temperature=1.0, seed=seed)
+        answer = write_new_action(prompt, provisional_bundle(copy), "transfer", tiny_backend, options,
+                                  judge=tests_judge, rounds=5)
+        said = ["right" if r.answer == TRANSFER_PDDL else "wrong" for r in answer.rounds]
+        assert "right" not in said[:-1], said              # never asked again once every case passes
+        assert all(r.feedback is not None for r in answer.rounds[:-1]) and answer.rounds[-1].feedback is None
+        assert answer.to_dict()["rounds"][0]["feedback"] == answer.rounds[0].feedback
+        seen.append(said)
+        if said[0] == "wrong" and said[-1] == "right":
+            break
+    assert seen[-1][0] == "wrong" and seen[-1][-1] == "right" and len(seen[-1]) < 5, seen   # put right, then no more
 
 
 @pytest.fixture(scope="module")

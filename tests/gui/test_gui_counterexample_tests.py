@@ -66,14 +66,14 @@ def test_must_never_happen_lifts_the_picked_atoms_into_the_case_form_and_the_sav
     pick_wrong_candidate(win)
     view = win.counterexample.view
     qtbot.mouseClick(view.never_button, Qt.MouseButton.LeftButton)
-    atoms = win.counterexample.atoms_dialog
+    atoms = win.counterexample.cases.atoms_dialog
     listed = [atoms.atoms.item(r).text() for r in range(atoms.atoms.count())]
     assert "(on b a)" in listed and "(on c a)" in listed             # the state the answer reaches
     assert set(atoms.picked()) == {"(clear b)", "(handempty)", "(on b a)"}   # what the reference's state lacks
     atoms.set_picked(["(on b a)", "(on c a)"])
     atoms.accept()
 
-    form = win.tests._dialog
+    form = win.tests.writer.dialog
     assert form.isVisible() and form.kind.currentText() == CaseKind.NEVER.value
     assert form.name.text() == "stack-never-on-p01-1" and form.problem.currentText() == "p01"
     assert form.fields["state"].text() == "(and (on ?b ?a) (on ?c ?a) (not (= ?b ?a)) (not (= ?b ?c)) (not (= ?a ?c)))"
@@ -95,4 +95,4 @@ def test_an_answer_without_a_distinguishing_state_shows_none(qtbot, bundles):
     win.tabs.setCurrentWidget(win.counterexample.box)
     assert not win.counterexample.show_result(None, "stack")
     assert not win.counterexample.view.isVisibleTo(win) and win.counterexample.note.isVisibleTo(win)
-    assert win.counterexample.keep_as_test(win.counterexample.view.counterexample) is None   # nothing to keep
+    assert win.counterexample.cases.keep_as_test(win.counterexample.view.counterexample) is None   # nothing to keep

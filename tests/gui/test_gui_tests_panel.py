@@ -161,8 +161,8 @@ def test_keep_as_expected_plan_and_a_new_case_go_to_the_users_copy_of_a_bundled_
     assert win.tests.path == copy and f"[cases.kept-{reachable}-1]" in copy.read_text()
     assert verdicts(win)[f"kept-{reachable}-1"] is Verdict.PASS and len(verdicts(win)) == 28
 
-    win.tests.ask_new_case()
-    dialog = win.tests._dialog
+    win.tests.writer.ask_new_case()
+    dialog = win.tests.writer.dialog
     dialog.name.setText("hand-never-holds-a-block-on-the-table")
     dialog.set_kind(CaseKind.NEVER)
     dialog.problem.setCurrentText("p01")
@@ -170,8 +170,8 @@ def test_keep_as_expected_plan_and_a_new_case_go_to_the_users_copy_of_a_bundled_
     rerun(qtbot, win, dialog.accept)
     assert verdicts(win)["hand-never-holds-a-block-on-the-table"] is Verdict.PASS
 
-    win.tests.ask_new_case()   # a mistake: the reader's file:line shows in the form, nothing is written
-    dialog = win.tests._dialog
+    win.tests.writer.ask_new_case()   # a mistake: the reader's file:line shows in the form, nothing is written
+    dialog = win.tests.writer.dialog
     dialog.name.setText("bad")
     dialog.set_kind(CaseKind.NEVER)
     dialog.problem.setCurrentText("p01")
@@ -211,8 +211,8 @@ def test_a_domain_without_tests_says_so_and_its_first_case_starts_the_file(qtbot
     win = open_window(qtbot, WorkingCopy.open(folder))
     panel = win.tests.panel
     assert "No tests.toml beside the domain yet" in panel.summary.text() and not panel.error.isVisibleTo(win)
-    win.tests.ask_new_case()
-    dialog = win.tests._dialog
+    win.tests.writer.ask_new_case()
+    dialog = win.tests.writer.dialog
     dialog.name.setText("covered-block-cannot-be-picked")
     dialog.set_kind(CaseKind.PLAN_FAILS)
     dialog.problem.setCurrentText("p01")

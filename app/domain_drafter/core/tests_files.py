@@ -11,6 +11,7 @@ from pathlib import Path
 
 from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundle_path
 from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
+from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.model import Domain
 from domain_drafter.core.tests_reader import parse_tests
 from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
@@ -42,3 +43,13 @@ def _problems(path: Path, bundle: DomainBundle) -> Sequence[ProblemFile]:
 def read_tests_at(path: Path, text: str, bundle: DomainBundle, domain: Domain) -> DomainTests:
     """`text`, meant for the tests file at `path`, checked against `domain` (TestsFileError at file:line)."""
     return parse_tests(text, domain, _problems(path, bundle), path)
+
+
+def domain_tests_of(bundle: DomainBundle) -> DomainTests | None:
+    """The domain's tests file (`tests_file_of`) read against the bundle's domain, or None (none there, or one
+    that does not read: a judge then judges without it, a new case's name is free among none)."""
+    path = tests_file_of(bundle)
+    try:
+        return read_tests_at(path, path.read_text(encoding="utf-8"), bundle, bundle.domain)
+    except (OSError, UnicodeDecodeError, DrafterError):
+        return None

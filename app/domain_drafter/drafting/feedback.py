@@ -5,7 +5,9 @@ an answer whose domain cannot solve a problem, what that domain (the answer in p
 action, the rest of the domain as the author wrote it) can never reach, computed from it alone.
 `plans` adds the distinguishing state of the proof, worded as the edit it calls for ("missing
 precondition (clear ?x)"). `landmarks` adds the reference's fact landmarks that the answer's
-domain can no longer reach. `all` says everything. Short: one state, a few atoms.
+domain can no longer reach. `all` says everything. Short: one state, a few atoms. Judged without a
+reference, the domain's failing test cases in words follow (`judgement_feedback`: what the search and
+the New action flow re-prompt with).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from domain_drafter.core.answers import CheckReport
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
 from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.core.model import Domain
+from domain_drafter.drafting.judges import Judgement
 from domain_drafter.drafting.options import Feedback
 from domain_drafter.planning.diagnosis import Reachability, lost_landmarks, reachability
 from domain_drafter.planning.evaluate import EvaluationResult
@@ -140,3 +143,15 @@ def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | 
     if not said:
         return None
     return " ".join(p[0].upper() + p[1:] if p[0].islower() else p for p in said)
+
+
+def judgement_feedback(bundle: DomainBundle, action: str, judgement: Judgement, kind: Feedback) -> str | None:
+    """What a re-prompt tells the model is wrong with a judged answer, or None (the judge found nothing wrong,
+    or nothing we may say): the feedback of `kind`, then (judged without a reference) the domain's failing
+    test cases in words."""
+    if judgement.equivalent:
+        return None
+    said = feedback_text(bundle, action, judgement.evaluation, kind, check=judgement.check,
+                         solvable=judgement.solvable)
+    parts = [p for p in (said, *judgement.tests_words) if p]
+    return " ".join(parts) if parts else None

@@ -16,10 +16,9 @@ from dataclasses import dataclass, replace
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
 from domain_drafter.core.classes import Subclass
-from domain_drafter.core.domain_tests import DomainTests
-from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.model import Domain, canonical_action
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.core.tests_files import domain_tests_of
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
 
@@ -53,6 +52,11 @@ class Judgement:
         # no reference: the judge is the checks, the problems that must stay solvable and the domain tests
         return (self.check.passed and bool(self.solvable) and all(self.solvable) and self.tests_total > 0
                 and self.tests_passed == self.tests_total)
+
+    @property
+    def fails_tests(self) -> bool:
+        """Judged by the domain's tests (without a reference), and some case did not pass (failed or unproven)."""
+        return self.tests_total > 0 and self.tests_passed < self.tests_total
 
     @property
     def score(self) -> float:
@@ -137,7 +141,7 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
     """Judge answers with no reference: the checks, which of the domain's problems stay solvable, and the
     domain's tests (where it has a tests file): the failing cases are the feedback. Answers equal up to
     renaming and order are judged once."""
-    tests = domain_tests(bundle)
+    tests = domain_tests_of(bundle)
     planner = KStarPlanner(k=1, time_limit_s=evaluator.planner.time_limit_s,
                            memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
     judged: dict[str, Judgement] = {}
@@ -166,14 +170,3 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
                          tuple(failures_in_words(report, FEEDBACK_CASES)))
     return judge
 
-
-def domain_tests(bundle: DomainBundle) -> DomainTests | None:
-    """The domain's tests file (core/tests_files.py: the user's copy's for a bundled domain) read against the
-    bundle's domain, or None (none there, or one that does not read: the checks judge alone)."""
-    from domain_drafter.core.tests_files import read_tests_at, tests_file_of
-
-    path = tests_file_of(bundle)
-    try:
-        return read_tests_at(path, path.read_text(encoding="utf-8"), bundle, bundle.domain)
-    except (OSError, UnicodeDecodeError, DrafterError):
-        return None

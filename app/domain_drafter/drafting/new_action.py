@@ -3,8 +3,15 @@
 There is no reference to be equivalent to, so an answer is judged by the judge without a reference
 (drafting/judges.py, as Draft N and the search do): the syntax and semantic checks against the
 domain's vocabulary, the domain's problems that stay solvable, and the domain's tests, whose failing
-cases in words go into the answer's message. Try it is practical: plan the domain's problems with
-the working domain plus the new action and show whether, and where, the plans use it.
+cases in words go into the answer's message. An answer that passes the checks but fails some of the
+domain's tests is asked again, as the search re-prompts a node: the conversation so far, the answer,
+and what is wrong with it (drafting/feedback.judgement_feedback: the failing cases in words, and any
+problem it leaves unsolvable; loop.follow_up), for at most TEST_ROUNDS rounds (or the settings'
+corrective retries + 1, if more), stopping as soon as every case passes. An answer that fails the
+checks is not asked again (no case was run on it). Every round is kept on the answer and recorded as
+an attempt. Try it is practical: plan
+the domain's problems with the working domain plus the new action and show whether, and where, the
+plans use it.
 """
 
 from __future__ import annotations
@@ -16,18 +23,20 @@ from dataclasses import dataclass, replace
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass
-from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
-from domain_drafter.core.model import Domain
+from domain_drafter.core.errors import DomainError, ModelError, SourceLocation, UsageError
 from domain_drafter.core.plan_words import plan_in_words
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.feedback import judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict
-from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.loop import DraftOptions, follow_up
 from domain_drafter.drafting.workspace import Attempt, WorkingCopy
-from domain_drafter.llm.backend import GenerationBackend
+from domain_drafter.llm.backend import GenerationBackend, GenerationStats
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
 from domain_drafter.planning.validator import PlanValidator
+
+TEST_ROUNDS = 3   # a new action's answers at most (the first, then re-asked with what it fails), unless retries say more
 
 
 def _new_entry(workspace: WorkingCopy, name: str):
@@ -52,15 +61,15 @@ def new_action_prompt(workspace: WorkingCopy, name: str, pool: Sequence[DomainBu
 
 
 @dataclass(frozen=True)
-class NewActionAnswer:
-    """A model's answer for a new action, checked against the vocabulary (not yet recorded)."""
+class NewActionRound:
+    """One ask-and-judge round of a new action: what it was asked, the answer, its checks and judgement."""
 
-    name: str
-    prompt: Prompt
+    prompt_text: str
     answer: str
     check: CheckReport
-    model: str
+    stats: GenerationStats
     judgement: Judgement | None = None   # the problems and the domain's tests, where a judge was given
+    feedback: str | None = None          # what the next round was (to be) told (None: no next round)
 
     @property
     def verdict(self) -> str:
@@ -78,54 +87,136 @@ class NewActionAnswer:
             return "passed the syntax and semantic checks"
         return " ".join([self.verdict + ".", *self.judgement.tests_words])
 
+    def to_dict(self) -> dict:
+        j = self.judgement
+        return {"answer": self.answer, "stats": self.stats.__dict__, "verdict": self.verdict, "message": self.message,
+                "tests_passed": j.tests_passed if j is not None else None,
+                "tests_total": j.tests_total if j is not None else None,
+                "solvable": list(j.solvable) if j is not None else None, "feedback": self.feedback}
+
+
+@dataclass(frozen=True)
+class NewActionAnswer:
+    """A model's answers for a new action, round by round, checked against the vocabulary (not yet recorded).
+    The last round's is the answer; `error`: a model failure that ended the re-asking (the rounds before it stay)."""
+
+    name: str
+    prompt: Prompt
+    rounds: tuple[NewActionRound, ...]
+    model: str
+    error: str | None = None
+
+    @property
+    def final(self) -> NewActionRound:
+        return self.rounds[-1]
+
+    @property
+    def answer(self) -> str:
+        return self.final.answer
+
+    @property
+    def check(self) -> CheckReport:
+        return self.final.check
+
+    @property
+    def judgement(self) -> Judgement | None:
+        return self.final.judgement
+
+    @property
+    def verdict(self) -> str:
+        return self.final.verdict
+
+    @property
+    def message(self) -> str:
+        return self.final.message
+
+    def to_dict(self) -> dict:
+        return {"action": self.name, "prompt": self.prompt.to_dict(), "model": self.model, "error": self.error,
+                "rounds": [r.to_dict() for r in self.rounds]}
+
 
 @dataclass(frozen=True)
 class NewActionDraft:
     prompt: Prompt
     answer: str
     check: CheckReport
-    attempt: Attempt
+    attempt: Attempt                      # the last round's (every round is an attempt)
+    rounds: tuple[NewActionRound, ...] = ()
+    error: str | None = None              # a model failure that ended the re-asking
 
 
-def write_new_action(prompt: Prompt, vocabulary: Domain, name: str, backend: GenerationBackend,
+def write_new_action(prompt: Prompt, bundle: DomainBundle, name: str, backend: GenerationBackend,
                      options: DraftOptions = DraftOptions(), *, judge: Judge | None = None,
+                     template: PromptTemplate | None = None, rounds: int | None = None,
                      on_token: Callable[[str], None] | None = None, task: TaskState | None = None) -> NewActionAnswer:
-    """Ask the model for the new action `name` and check the answer against `vocabulary`; `judge` (a
-    `checks_judge` of the provisional bundle) also tries it on the problems and the domain's tests.
+    """Ask the model for the new action `name` of `bundle` (the provisional bundle: its domain is the vocabulary)
+    and check the answer; `judge` (a `checks_judge` of that bundle) also tries it on the problems and the domain's
+    tests, and an answer that fails some case is asked again with what is wrong (the failing cases in words), for
+    at most `rounds` rounds (default: TEST_ROUNDS, or the options' retries + 1 if more), until every case passes.
 
-    Touches no working copy: a front end takes the prompt and the vocabulary from its copy first
-    (new_action_prompt, WorkingCopy.vocabulary), runs this in a worker, then records the answer
+    Touches no working copy: a front end takes the prompt and the bundle from its copy first
+    (new_action_prompt, provisional_bundle), runs this in a worker, then records the answer
     where the copy lives (record_new_action)."""
+    vocabulary = bundle.domain
+    template = template or load_template()
+    most = max(1, rounds if rounds is not None else max(TEST_ROUNDS, options.retries + 1))
     decoding = options.decoding
     if options.grammar:
         grammar = ActionGrammar(vocabulary, name, lock_signature=options.lock_signature)
         decoding = replace(decoding, grammar=grammar.to_gbnf())
-    generation = backend.generate(prompt.text, decoding, on_token=on_token, task=task)
-    check = check_answer(generation.text, vocabulary, name)
-    judgement = judge(generation.text) if judge is not None and check.passed else None
-    return NewActionAnswer(name, prompt, generation.text, check, backend.name, judgement)
+    done: list[NewActionRound] = []
+    text: str = prompt.text
+    for number in range(most):
+        if task is not None:
+            task.check_cancelled()
+            task.report(number, most, f"round {number + 1}: generating")
+        try:
+            generation = backend.generate(text, decoding, on_token=on_token, task=task)
+        except ModelError as err:
+            if not done:
+                raise
+            return NewActionAnswer(name, prompt, tuple(done), backend.name, str(err))
+        if generation.stats.stop_reason == "cancelled" and task is not None:
+            task.check_cancelled()
+        check = check_answer(generation.text, vocabulary, name)
+        judgement = judge(generation.text) if judge is not None and check.passed else None
+        told = None
+        if judgement is not None and judgement.fails_tests and number + 1 < most:   # as the search re-prompts a node
+            told = judgement_feedback(bundle, name, judgement, options.feedback)
+        done.append(NewActionRound(text, generation.text, check, generation.stats, judgement, told))
+        if told is None:
+            break
+        text = follow_up(text, generation.text, told, template)
+    return NewActionAnswer(name, prompt, tuple(done), backend.name)
 
 
 def record_new_action(workspace: WorkingCopy, answer: NewActionAnswer, options: DraftOptions) -> Attempt:
-    """The answer as an attempt of the new action in `workspace`."""
-    check = answer.check
-    return workspace.add_attempt(answer.name, answer.answer, source="model", model=answer.model,
-                                 options={"class": "base", "seed": options.seed, "grammar": options.grammar},
-                                 subclass=check.subclass.value if check.subclass else None, message=answer.message)
+    """Every round of the answer as an attempt of the new action in `workspace`; the last one's is returned."""
+    said = {"class": "base", "seed": options.seed, "grammar": options.grammar}
+    attempt = None
+    for number, round_ in enumerate(answer.rounds, start=1):
+        check = round_.check
+        attempt = workspace.add_attempt(answer.name, round_.answer, source="model", model=answer.model,
+                                        options=said | {"round": number},
+                                        subclass=check.subclass.value if check.subclass else None,
+                                        message=round_.message)
+    assert attempt is not None
+    return attempt
 
 
 def draft_new_action(workspace: WorkingCopy, name: str, backend: GenerationBackend, pool: Sequence[DomainBundle],
                      options: DraftOptions = DraftOptions(), *, template: PromptTemplate | None = None,
-                     judge: Judge | None = None, on_token: Callable[[str], None] | None = None,
-                     task: TaskState | None = None) -> NewActionDraft:
-    """Prompt, write, check (and with `judge`, judge) and record the new action in one call (for a caller that
-    owns `workspace` on this thread, e.g. a script)."""
+                     judge: Judge | None = None, rounds: int | None = None,
+                     on_token: Callable[[str], None] | None = None, task: TaskState | None = None) -> NewActionDraft:
+    """Prompt, write, check (and with `judge`, a `checks_judge` of `provisional_bundle(workspace)`, judge and
+    re-ask while the domain's tests fail) and record the new action in one call (for a caller that owns
+    `workspace` on this thread, e.g. a script)."""
     entry = _new_entry(workspace, name)
     prompt = new_action_prompt(workspace, entry.name, pool, options, template)
-    answer = write_new_action(prompt, workspace.vocabulary(), entry.name, backend, options, judge=judge,
-                              on_token=on_token, task=task)
+    answer = write_new_action(prompt, provisional_bundle(workspace), entry.name, backend, options, judge=judge,
+                              template=template, rounds=rounds, on_token=on_token, task=task)
     attempt = record_new_action(workspace, answer, options)
-    return NewActionDraft(prompt, answer.answer, answer.check, attempt)
+    return NewActionDraft(prompt, answer.answer, answer.check, attempt, answer.rounds, answer.error)
 
 
 @dataclass(frozen=True)

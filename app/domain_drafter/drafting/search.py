@@ -36,7 +36,7 @@ from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference
-from domain_drafter.drafting.feedback import feedback_text
+from domain_drafter.drafting.feedback import judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
@@ -232,13 +232,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             said = nodes[merged].feedback
         else:
             judgement = judge(key_text)
-            said = None
-            if not judgement.equivalent:
-                said = feedback_text(bundle, action, judgement.evaluation, options.feedback, check=judgement.check,
-                                     solvable=judgement.solvable)
-                if judgement.tests_words:     # no reference: the failing test cases are what is wrong
-                    said = " ".join([said, *judgement.tests_words]) if said else " ".join(judgement.tests_words)
-                said = said or _GENERIC
+            said = None if judgement.equivalent else (
+                judgement_feedback(bundle, action, judgement, options.feedback) or _GENERIC)
         judge_s[0] += time.perf_counter() - t0
         node = SearchNode(node_id, parent.id if parent is not None else None,
                           parent.depth + 1 if parent is not None else 0, spent["calls"], seed, decoding_.seed,

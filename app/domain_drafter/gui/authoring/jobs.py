@@ -90,13 +90,15 @@ def draft_one_job(lease: LeaseSource, bundle: DomainBundle, name: str, evaluator
 
 
 def new_action_job(lease: LeaseSource, prompt: Prompt, bundle: DomainBundle, name: str, options: DraftOptions,
-                   evaluator: Evaluator, *, task: TaskState) -> NewActionAnswer:
-    """Ask the model for a new action and judge it on the problems and the domain's tests (prompt and the
-    provisional bundle, whose domain is the vocabulary, taken on the GUI thread); never touches the copy.
-    The GUI thread records the answer (drafting.new_action.record_new_action)."""
+                   evaluator: Evaluator, template: PromptTemplate | None, *, task: TaskState) -> NewActionAnswer:
+    """Ask the model for a new action and judge it on the problems and the domain's tests, re-asking with the
+    failing cases while some fail (prompt and the provisional bundle, whose domain is the vocabulary, taken on
+    the GUI thread); never touches the copy. The GUI thread records every round
+    (drafting.new_action.record_new_action)."""
     judge = checks_judge(bundle, name, evaluator, task)
     with lease(task) as held:
-        return write_new_action(prompt, bundle.domain, name, held.backend, options, judge=judge, task=task)
+        return write_new_action(prompt, bundle, name, held.backend, options, judge=judge, template=template,
+                                task=task)
 
 
 def try_job(workspace: WorkingCopy, name: str, planner: KStarPlanner, text: str, *, task: TaskState) -> TryReport:

@@ -110,7 +110,7 @@ class AuthoringRunsMixin:
         if self.workspace.entry(name).new is not None:   # prompt and vocabulary taken here, the answer recorded here
             prompt = new_action_prompt(self.workspace, name, self.bundle_pool(), options, self.state.prompt_template())
             worker = TaskWorker(new_action_job, lease, prompt, provisional_bundle(self.workspace), name, options,
-                                self.state.evaluator, kind=JobKind.DRAFT)
+                                self.state.evaluator, self.state.prompt_template(), kind=JobKind.DRAFT)
         else:
             worker = TaskWorker(draft_one_job, lease, self.workspace.reference_bundle(), name, self.state.evaluator,
                                 self.bundle_pool(), options, self.state.prompt_template(), kind=JobKind.DRAFT)
@@ -119,7 +119,10 @@ class AuthoringRunsMixin:
     def _on_drafted(self, result: object) -> None:
         if isinstance(result, NewActionAnswer):
             record_new_action(self.workspace, result, self._options)
-            name, verdict = result.name, result.verdict
+            rounds = len(result.rounds)
+            name, verdict = result.name, result.verdict + (f" (in {rounds} rounds)" if rounds > 1 else "")
+            if result.error:   # the model failed when asked again: the rounds before are kept
+                verdict += f"; not asked again: {result.error.splitlines()[0]}"
         else:
             outcome, model = result
             record(self.workspace, outcome, model, self._options, accept=False)

@@ -7,7 +7,7 @@ folder: an atomic save replaces the file). A newer run cancels the older one, wh
 A bad tests file shows its file:line in the tab. Quick fixes run in a worker too; one is applied to the
 working copy only, as an attempt of its action, and Undo puts the action back as it was. They are
 not offered while a benchmark runs (the reference must not leak). New cases go to tests.toml in the
-user's copy of a bundled domain, atomically (tests_jobs).
+user's copy of a bundled domain, atomically (`writer`, case_writer.py), checked against the working domain.
 """
 
 from __future__ import annotations
@@ -18,18 +18,14 @@ from typing import Protocol
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QTabWidget
 
-from domain_drafter.core.domain_tests import EXPLORING_KINDS, CaseKind, free_case_name
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.domain_tests import EXPLORING_KINDS, CaseKind, DomainTests, free_case_name
+from domain_drafter.core.model import Domain
 from domain_drafter.core.tests_files import tests_file_of
 from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.gui.authoring.case_form import NewCaseDialog
-from domain_drafter.gui.authoring.tests_jobs import (
-    TestsRun,
-    case_table,
-    quick_fix_job,
-    run_tests_job,
-    save_case_job,
-)
+from domain_drafter.gui.authoring.case_writer import CaseWriter
+from domain_drafter.gui.authoring.tests_jobs import TestsRun, case_table, quick_fix_job, run_tests_job
 from domain_drafter.gui.panels.tests_panel import TestsPanel, case_rows
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
@@ -77,8 +73,9 @@ class AuthoringTests(QObject):
         self._run_number = 0                      # the newest run's number (its results are the ones shown)
         self._fixing: TaskWorker | None = None
         self._fixed_on = None                    # the working domain the fixes were searched on
-        self._dialog: NewCaseDialog | None = None
         self._closed = False
+        self.writer = CaseWriter(self, self.runner, self.panel, self)   # New case…, Keep as…: then run again
+        self.writer.saved.connect(self._on_saved)
         self.path = tests_file_of(window.workspace.bundle)
         self._seen = self._stamp()
         self.watcher = QFileSystemWatcher(self)
@@ -96,7 +93,7 @@ class AuthoringTests(QObject):
         panel.apply_requested.connect(self.apply_fix)
         panel.undo_requested.connect(self.undo_fix)
         panel.keep_plan_requested.connect(self.keep_as_expected_plan)
-        panel.new_case_requested.connect(self.ask_new_case)
+        panel.new_case_requested.connect(self.writer.ask_new_case)
         self.run()
 
     # ------------------------------------------------------------ running
@@ -200,6 +197,7 @@ class AuthoringTests(QObject):
 
     def close(self, timeout_ms: int) -> None:
         self._closed = True
+        self.writer.close()
         if self._tests is not None:
             self._tests.cancel()
         self._delay.stop()
@@ -309,63 +307,23 @@ class AuthoringTests(QObject):
         kept = self._kept_plan(self.result(name))
         if kept is None or self.last is None:
             return None
-        table = case_table(free_case_name(f"kept-{name}", self.case_names), CaseKind.PLAN.value,
+        table = case_table(free_case_name(f"kept-{name}", self.writer.case_names), CaseKind.PLAN.value,
                            kept["problem"], kept["fields"])
-        return self.save_case(table)
+        return self.writer.save_case(table)
 
-    def ask_new_case(self, kind: CaseKind | None = None, name: str = "", problem: str = "",
-                     fields: dict[str, object] | None = None) -> NewCaseDialog:
-        """The New case form, filled in with what is given (the author edits it before it is saved)."""
-        problems = [p.name for p in self.window.workspace.problems]
-        if self.last is not None:
-            problems = list(dict.fromkeys([*self.last.tests.inline_problems, *problems]))
-        self._dialog = dialog = NewCaseDialog(problems, self.panel)
-        dialog.name.setText(name)
-        if kind is not None:
-            dialog.set_kind(kind)
-        if problem:
-            dialog.problem.setCurrentText(problem)
-        for key, value in (fields or {}).items():
-            dialog.set_field(key, value)
-        dialog.accepted.connect(self._on_form)
-        dialog.open()
-        return dialog
-
-    @property
-    def case_names(self) -> tuple[str, ...]:
-        """The names of the cases of the last run (new cases take other names)."""
-        return self.last.tests.names if self.last is not None else ()
-
-    def _on_form(self) -> None:
-        dialog = self._dialog
-        if dialog is None:
-            return
-        if not dialog.name.text().strip():
-            dialog.error.setText("A case needs a name.")
-            dialog.open()
-            return
-        self.save_case(dialog.table(), dialog)
-
-    def save_case(self, table: str, dialog: NewCaseDialog | None = None) -> TaskWorker | None:
-        """Append `table` to the writable tests file (checked first), in a worker; then run the tests."""
-        if self._closed:
-            return None
+    # what the writer asks of this tab (case_writer.CaseHost)
+    def tests_target(self) -> tuple[DomainBundle, Domain] | None:
         workspace = self.window.workspace
-        worker = TaskWorker(save_case_job, workspace.bundle, workspace.working_domain(), table, kind=JobKind.SAVE_CASE)
-        worker.signals.finished.connect(self._on_saved)
-        worker.signals.failed.connect(lambda err: self._not_saved(err, dialog))
-        return self.runner.start(worker)
+        return None if self._closed else (workspace.bundle, workspace.working_domain())
+
+    def known_tests(self) -> DomainTests | None:
+        return self.last.tests if self.last is not None else None
+
+    def say(self, text: str) -> None:
+        self.window.say(text)
 
     def _on_saved(self, path: Path) -> None:
         self.path = path
         self._watch()
         self._seen = self._stamp()
-        self.window.say(f"Case saved to {path}.")
         self.run()
-
-    def _not_saved(self, error: BaseException, dialog: NewCaseDialog | None) -> None:
-        text = f"Not saved: {describe_error(error).text}"
-        self.window.say(text)
-        if dialog is not None:
-            dialog.error.setText(text)
-            dialog.open()

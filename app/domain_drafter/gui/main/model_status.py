@@ -37,6 +37,18 @@ def stats_text(prompt_tokens: int | None, tokens_per_s: float | None, planner_s:
     return " · ".join(parts)
 
 
+def job_status_widgets(status_bar: QStatusBar) -> tuple[QLabel, QProgressBar]:
+    """The window's status line (what runs, what was saved, Ready) and its job progress bar, hidden while idle."""
+    label = QLabel("Ready")
+    progress = QProgressBar()
+    progress.setObjectName("jobProgress")
+    progress.setMaximumWidth(220)
+    progress.hide()
+    status_bar.addWidget(label, 1)
+    status_bar.addPermanentWidget(progress)
+    return label, progress
+
+
 class ModelStatus(QObject):
     """Owns the model-loading worker and the status bar's model and statistics widgets."""
 

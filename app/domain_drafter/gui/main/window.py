@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QProgressBar, QSplitter, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DrafterError, ModelError
@@ -23,10 +23,11 @@ from domain_drafter.gui.look.theme import theme_notifier
 from domain_drafter.gui.main.candidates import GetModelMenu, MainCandidates
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.files import WindowFilesMixin
-from domain_drafter.gui.main.model_status import ModelStatus
+from domain_drafter.gui.main.model_status import ModelStatus, job_status_widgets
 from domain_drafter.gui.main.remembered import WindowState
 from domain_drafter.gui.main.settings_help import WindowSettingsMixin
 from domain_drafter.gui.main.toolbar import DraftToolBar
+from domain_drafter.gui.main.verdict_tests import VerdictTests
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.description_panel import DescriptionPanel
 from domain_drafter.gui.panels.domain_panel import DomainPanel
@@ -78,7 +79,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.drafts.status.connect(self.show_status)
         self.drafts.streaming.connect(self._on_streaming)
         self._build_actions()
-        self._build_status_bar()
+        self.status_label, self.progress_bar = job_status_widgets(self.statusBar())
         self.model_status = ModelStatus(self.state.models, self.statusBar(), self)
         self.model_status.failed.connect(self._on_model_failed)
         self.drafts.generated.connect(self._on_generated)
@@ -103,6 +104,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
                        self.model_status.state_changed):
             signal.connect(self.enabling.refresh)
         self.candidates = MainCandidates(self, self.toolbar.candidates_action, self, self.toolbar.search_action)   # its job, dock, enabling
+        self.verdict_tests = VerdictTests(self, self)   # Keep as test, Must never happen… on the verdict shown
         self.enabling.refresh()
         if load:
             self.reload()
@@ -175,15 +177,6 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
         help_menu.addAction("About Domain Drafter", self._about)
-
-    def _build_status_bar(self) -> None:
-        self.status_label = QLabel("Ready")
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setObjectName("jobProgress")
-        self.progress_bar.setMaximumWidth(220)
-        self.progress_bar.hide()
-        self.statusBar().addWidget(self.status_label, 1)
-        self.statusBar().addPermanentWidget(self.progress_bar)
 
     def _enabling_rules(self) -> list:
         """What may be used when: the one table of this window's menu, toolbar and panel enabling."""
@@ -386,6 +379,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
             authoring.close()
         self.model_status.shutdown()
         stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS) and self.model_status.runner.wait(SHUTDOWN_TIMEOUT_MS)
+        stopped = self.verdict_tests.close(SHUTDOWN_TIMEOUT_MS) and stopped
         self.drafts.close()
         if stopped:
             self.state.close()
