@@ -6,6 +6,7 @@ the bundled domains are read-only to the app); otherwise the one beside the doma
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,9 +28,16 @@ def tests_file_of(bundle: DomainBundle) -> Path:
 
 
 def writable_tests_file(bundle: DomainBundle) -> Path:
-    """Where new cases go: the domain's tests file, or for a bundled domain its user copy's (made now)."""
+    """Where new cases go: the domain's tests file, or for a bundled domain its user copy's (made now).
+
+    A copy made before the bundled domain had a tests file (or whose file was removed) gets the bundled
+    cases first, so that a new case is added to them rather than starting a file that hides them."""
     if is_bundled(bundle.folder):
-        return ensure_user_copy(bundle) / TESTS_FILE
+        mine = ensure_user_copy(bundle) / TESTS_FILE
+        shipped = bundle.folder / TESTS_FILE
+        if not mine.exists() and shipped.is_file():
+            shutil.copyfile(shipped, mine)
+        return mine
     return bundle.folder / TESTS_FILE
 
 
