@@ -16,6 +16,7 @@ from hub_server import MIB, HubFiles, serve_hub
 from PySide6.QtCore import Qt
 
 from domain_drafter.gui.dialogs.get_model_dialog import CatalogueTableModel, GetModelDialog, open_get_model_dialog
+from domain_drafter.gui.state.workers import JobKind, JobOutcome
 from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue
 from domain_drafter.llm.download import STAGING
 from domain_drafter.llm.models import list_models, user_models_dir
@@ -36,6 +37,13 @@ def column(dialog: GetModelDialog, name: str) -> list[str]:
     model = dialog.table_model
     col = model.HEADERS.index(name)
     return [model.data(model.index(row, col)) for row in range(model.rowCount())]
+
+
+def _ended(blocker) -> tuple[JobKind, JobOutcome]:
+    """The job_ended arguments, checked to be the enums themselves (a bare "download" string equals its str enum)."""
+    kind, outcome = blocker.args
+    assert type(kind) is JobKind and type(outcome) is JobOutcome, blocker.args
+    return kind, outcome
 
 
 def test_the_catalogue_table(qtbot, qtmodeltester, catalogue):
@@ -69,7 +77,7 @@ def test_download_shows_progress_and_eta_stops_resumes_then_checks_speed(qtbot, 
         assert dialog.progress_bar.maximum() == len(served_bytes)
         with qtbot.waitSignal(dialog.job_ended, timeout=10_000) as ended:
             qtbot.mouseClick(dialog.stop_button, Qt.MouseButton.LeftButton)
-        assert ended.args == ["download", "cancelled"]
+        assert _ended(ended) == (JobKind.DOWNLOAD, JobOutcome.CANCELLED)
         part = user_models_dir() / STAGING / f"{FILE}.part"
         kept = part.stat().st_size
         assert MIB <= kept < len(served_bytes) and dialog.download_button.isEnabled()
@@ -80,7 +88,7 @@ def test_download_shows_progress_and_eta_stops_resumes_then_checks_speed(qtbot, 
                 qtbot.waitSignal(dialog.job_ended, timeout=20_000) as ended:
             qtbot.mouseClick(dialog.download_button, Qt.MouseButton.LeftButton)
     target = user_models_dir() / FILE
-    assert ended.args == ["download", "finished"] and installed.args == [target]
+    assert _ended(ended) == (JobKind.DOWNLOAD, JobOutcome.FINISHED) and installed.args == [target]
     assert [r[2] for r in hub.requests if r[0] == "GET"] == [f"bytes={kept}-"]
     assert target.read_bytes() == served_bytes
     assert column(dialog, "Installed")[-1] == "yes" and "Installed" in dialog.status.text()
@@ -89,7 +97,7 @@ def test_download_shows_progress_and_eta_stops_resumes_then_checks_speed(qtbot, 
 
     with qtbot.waitSignal(dialog.job_ended, timeout=60_000) as ended:
         qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
-    assert ended.args == ["check", "finished"], dialog.last_error
+    assert _ended(ended) == (JobKind.SPEED_CHECK, JobOutcome.FINISHED), dialog.last_error
     text = dialog.status.text()
     assert "tiny-random-llama" in text and "tokens/s" in text and "one answer: at most" in text
     assert "paper-exp1: 1,920 answers, at most" in text   # the paper's experiment 1 with this model
@@ -104,7 +112,7 @@ def test_a_refused_download_is_shown_in_the_dialog(qtbot, catalogue, served_byte
         dialog.select("tiny")
         with qtbot.waitSignal(dialog.job_ended, timeout=20_000) as ended:
             dialog.download()
-    assert ended.args == ["download", "failed"]
+    assert _ended(ended) == (JobKind.DOWNLOAD, JobOutcome.FAILED)
     assert "gated" in dialog.last_error and str(user_models_dir()) in dialog.last_error
     assert "Failed:" in dialog.status.text() and dialog.download_button.isEnabled()
 
