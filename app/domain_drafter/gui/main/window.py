@@ -7,7 +7,7 @@ Everything the window shows as "current" (domain, action, class, seed, model, se
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QProgressBar, QSplitter, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
@@ -21,6 +21,7 @@ from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
 from domain_drafter.gui.editor.edit_menu import add_edit_commands, add_zoom_commands
 from domain_drafter.gui.look.theme import theme_notifier
 from domain_drafter.gui.main.candidates import GetModelMenu, MainCandidates
+from domain_drafter.gui.main.closing import WindowClosingMixin
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.files import WindowFilesMixin
 from domain_drafter.gui.main.model_status import ModelStatus
@@ -40,7 +41,6 @@ from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import Evaluator
 
 APP_TITLE = "Domain Drafter"
-SHUTDOWN_TIMEOUT_MS = 10_000
 JOB_LABELS = {JobKind.STARTUP: "Loading", JobKind.OPEN: "Opening", JobKind.GENERATE: "Generating",
               JobKind.EVALUATE: "Evaluating"}
 FAILURE_TITLES = {JobKind.STARTUP: "Cannot load the domains", JobKind.OPEN: "Cannot open the domain",
@@ -49,7 +49,7 @@ WARM_DELAY_MS = 400    # after the selection settles, read its prompt into the l
 MIN_POOL_THREADS = 4   # model load, generation and K* may run at once, whatever the CPU count
 
 
-class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
+class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     error_reported = Signal(object)    # the exception of an error shown to the user (its text: describe_error)
     result_shown = Signal(object)      # an EvaluationResult now on screen
     job_ended = Signal(object, object)  # JobKind (startup, open, generate, evaluate), JobOutcome
@@ -354,7 +354,6 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         if self.state.has_target and not self.runner.busy and (worker := self.drafts.evaluate_worker()):
             self.start_job(worker)
 
-    # --- closing -----------------------------------------------------------------------------
     def _on_generated(self, draft) -> None:
         self.model_status.show_generation(draft.rounds[-1].generation.stats, draft.final)
         if self.state.model is not None:
@@ -375,25 +374,3 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def show_fitted(self) -> None:
         """Show at the saved geometry, or maximised / sized from the screen (see geometry.py)."""
         self.window_state.show_fitted()
-
-    def shutdown(self) -> bool:
-        """Close the authoring windows, cancel and wait for this window's jobs, release models. Idempotent."""
-        if self.closing:
-            return True
-        self.closing = True
-        self._warm_timer.stop()
-        for authoring in self.authoring_windows:
-            authoring.close()
-        self.model_status.shutdown()
-        stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS) and self.model_status.runner.wait(SHUTDOWN_TIMEOUT_MS)
-        self.drafts.close()
-        if stopped:
-            self.state.close()
-        else:   # a job still runs: its model is closed when it lets it go, its caches stay open
-            self.state.models.close()
-        return stopped
-
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self.shutdown()
-        self.window_state.save()
-        super().closeEvent(event)
