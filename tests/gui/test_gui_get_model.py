@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 
 from domain_drafter.gui.dialogs.get_model_dialog import CatalogueTableModel, GetModelDialog, open_get_model_dialog
 from domain_drafter.gui.state.workers import JobKind, JobOutcome
-from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue
+from domain_drafter.llm.catalogue import RAM_NOTE, bundled_catalogue_path, load_catalogue
 from domain_drafter.llm.download import STAGING
 from domain_drafter.llm.models import list_models, user_models_dir
 
@@ -54,6 +54,9 @@ def test_the_catalogue_table(qtbot, qtmodeltester, catalogue):
     assert titles[0] == "Gemma 3 270M (embedded default)" and titles[-1] == "Tiny test model" and len(titles) == 6
     assert column(dialog, "Installed") == ["embedded", "no", "no", "no", "no", "no"]
     assert column(dialog, "Size")[3] == "4.7 GB" and column(dialog, "Licence")[4] == "Llama 3.1 Community License"
+    assert column(dialog, "RAM") == [m.ram_text for m in catalogue]   # the catalogue's figure, as the CLI shows it
+    ram = dialog.table_model.HEADERS.index("RAM")
+    assert dialog.table_model.headerData(ram, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == RAM_NOTE
     dialog.select("gemma-3-270m")
     assert not dialog.download_button.isEnabled() and dialog.check_button.isEnabled()   # embedded: nothing to get
     dialog.select("tiny")

@@ -29,7 +29,7 @@ from domain_drafter.core.errors import DrafterError
 from domain_drafter.gui.panels.item_models import ReadOnlyTable
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
-from domain_drafter.llm.catalogue import Catalogue, CatalogueModel, installed_path, load_catalogue
+from domain_drafter.llm.catalogue import RAM_NOTE, Catalogue, CatalogueModel, gb_text, installed_path, load_catalogue
 from domain_drafter.llm.download import PullResult, hub_endpoint, pull_model
 from domain_drafter.llm.models import ModelEntry, default_model_path, list_models, user_models_dir
 from domain_drafter.llm.speed_check import SpecEstimate, SpeedReport, estimate_spec, format_report, speed_check
@@ -39,14 +39,11 @@ DisplayRole = Qt.ItemDataRole.DisplayRole
 ModelRole = Qt.ItemDataRole.UserRole + 1    # the row's CatalogueModel
 
 
-def _gb(n: int) -> str:
-    return f"{n / 1e9:.1f} GB"
-
-
 class CatalogueTableModel(ReadOnlyTable):
     """One row per catalogue model: name, size, RAM, licence, prompt format, installed?"""
 
     HEADERS = ("Model", "Size", "RAM", "Licence", "Prompt", "Installed")
+    RAM_COLUMN = 2
 
     def __init__(self, catalogue: Catalogue, entries: list[ModelEntry], parent: Any = None):
         super().__init__(parent)
@@ -67,8 +64,14 @@ class CatalogueTableModel(ReadOnlyTable):
         if role != DisplayRole:
             return None
         installed = "embedded" if model.embedded else ("yes" if where else "no")
-        return (model.title, _gb(model.size), _gb(model.ram), model.licence, model.prompt_format,
+        return (model.title, gb_text(model.size), model.ram_text, model.licence, model.prompt_format,
                 installed)[index.column()]
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal \
+                and section == self.RAM_COLUMN:
+            return RAM_NOTE
+        return super().headerData(section, orientation, role)
 
     def model_at(self, row: int) -> CatalogueModel:
         return self._models[row]
