@@ -92,7 +92,8 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         self._warm_timer.timeout.connect(self._warm_prompt)
         self.description_panel.options_changed.connect(self.state.set_description)   # the widget writes to the state
         self.state.target_changed.connect(self._on_target_changed)   # slots of the window: they end with it
-        self.state.model_changed.connect(self.model_selector.show_entry)
+        self.state.domains_changed.connect(self.domain_panel.show_domains)   # the list is the state's (silently)
+        self.model_selector.bind(self.state)   # so are the models on offer and the one in use
         self.window_state = WindowState(self, {"main": self.main_splitter, "centre": self.centre_splitter,
                                                "answer": self.answer_panel.splitter})
         self.window_state.restore()
@@ -156,7 +157,7 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open model file…", self.open_model_dialog)
-        self.get_model_menu = GetModelMenu(self, file_menu, self.model_selector, self.show_status)   # main/candidates.py
+        self.get_model_menu = GetModelMenu(self, file_menu, self.state, self.show_status)   # main/candidates.py
         file_menu.addSeparator()
         self.settings_action = file_menu.addAction("Settings…", QKeySequence("Ctrl+,"), self.show_settings)
         file_menu.addSeparator()
@@ -262,13 +263,8 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         return True
 
     def _on_model_selected(self, _index: int) -> None:
-        """Another model in the toolbar: new jobs use it; load it in the background (after the start-up)."""
-        self.state.set_model(self.model_selector.current_entry())
-        if self._started:   # the user's choice (not the start-up's listing) is saved as the Model file setting
-            self.state.remember_model(self.current_model())
-        if self._started and self.app_settings.preload_model and not self.closing:
-            self._warm_timer.stop()
-            self.model_status.preload(self.current_model(), self.current_prompt_text())
+        """Another model picked in the toolbar: written to the state (main/files.py)."""
+        self.choose_model(self.model_selector.current_entry())
 
     def _warm_prompt(self) -> None:
         """Read the selected action's prompt into the loaded model, so Generate starts writing at once."""
@@ -322,16 +318,14 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
     def _on_startup_loaded(self, data: StartupData) -> None:
         if self.closing:
             return
-        self.state.set_bundles(data.bundles)
-        self.domain_panel.set_bundles(list(data.bundles))
-        self.model_selector.set_entries(data.models)
+        self.state.set_bundles(data.bundles)          # the domain list and the model selector follow the state
         self.state.set_model_entries(data.models)
-        if self.app_settings.model:
-            self.model_selector.add_file(self.app_settings.model)
-        self.state.set_model(self.model_selector.current_entry())
+        setting = self.app_settings.model
+        self.state.set_model(self.state.model_for_file(setting) if setting else next(iter(data.models), None))
         if data.bundles:
-            self.domain_panel.domain_list.setCurrentRow(0)
-        models = self.model_selector.count()
+            first = data.bundles[0]
+            self.state.set_target(first, next(iter(first.action_names), ""))
+        models = len(self.state.model_entries)
         self.show_status(f"{len(data.bundles)} domains, {models} model{'' if models == 1 else 's'}")
         self._started = True
         if self.app_settings.preload_model:
