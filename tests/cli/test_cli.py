@@ -190,6 +190,10 @@ def test_generate_with_a_missing_model_file_says_which_file(capsys, monkeypatch,
 def test_models_lists_the_default_model(capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, "models")
     assert code == 0 and "default" in out and "gemma" in out.lower()
+    from domain_drafter.llm.catalogue import RAM_NOTE, load_catalogue
+
+    qwen = load_catalogue().get("qwen2.5-coder-1.5b")
+    assert RAM_NOTE in out and qwen.ram_text in next(line for line in out.splitlines() if qwen.name in line)
 
 
 def test_unknown_description_class_exits_2_with_the_valid_names(capsys, monkeypatch):

@@ -16,7 +16,8 @@ from hub_server import MIB, HubFiles, serve_hub
 from PySide6.QtCore import Qt
 
 from domain_drafter.gui.dialogs.get_model_dialog import CatalogueTableModel, GetModelDialog, open_get_model_dialog
-from domain_drafter.llm.catalogue import bundled_catalogue_path, load_catalogue
+from domain_drafter.gui.state.workers import JobKind, JobOutcome
+from domain_drafter.llm.catalogue import RAM_NOTE, bundled_catalogue_path, load_catalogue
 from domain_drafter.llm.download import STAGING
 from domain_drafter.llm.models import list_models, user_models_dir
 
@@ -38,6 +39,13 @@ def column(dialog: GetModelDialog, name: str) -> list[str]:
     return [model.data(model.index(row, col)) for row in range(model.rowCount())]
 
 
+def _ended(blocker) -> tuple[JobKind, JobOutcome]:
+    """The job_ended arguments, checked to be the enums themselves (a bare "download" string equals its str enum)."""
+    kind, outcome = blocker.args
+    assert type(kind) is JobKind and type(outcome) is JobOutcome, blocker.args
+    return kind, outcome
+
+
 def test_the_catalogue_table(qtbot, qtmodeltester, catalogue):
     qtmodeltester.check(CatalogueTableModel(catalogue, list_models()), force_py=True)   # one the test owns
     dialog = GetModelDialog(catalogue=catalogue, endpoint="http://127.0.0.1:9")
@@ -46,6 +54,9 @@ def test_the_catalogue_table(qtbot, qtmodeltester, catalogue):
     assert titles[0] == "Gemma 3 270M (embedded default)" and titles[-1] == "Tiny test model" and len(titles) == 6
     assert column(dialog, "Installed") == ["embedded", "no", "no", "no", "no", "no"]
     assert column(dialog, "Size")[3] == "4.7 GB" and column(dialog, "Licence")[4] == "Llama 3.1 Community License"
+    assert column(dialog, "RAM") == [m.ram_text for m in catalogue]   # the catalogue's figure, as the CLI shows it
+    ram = dialog.table_model.HEADERS.index("RAM")
+    assert dialog.table_model.headerData(ram, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == RAM_NOTE
     dialog.select("gemma-3-270m")
     assert not dialog.download_button.isEnabled() and dialog.check_button.isEnabled()   # embedded: nothing to get
     dialog.select("tiny")
@@ -69,7 +80,7 @@ def test_download_shows_progress_and_eta_stops_resumes_then_checks_speed(qtbot, 
         assert dialog.progress_bar.maximum() == len(served_bytes)
         with qtbot.waitSignal(dialog.job_ended, timeout=10_000) as ended:
             qtbot.mouseClick(dialog.stop_button, Qt.MouseButton.LeftButton)
-        assert ended.args == ["download", "cancelled"]
+        assert _ended(ended) == (JobKind.DOWNLOAD, JobOutcome.CANCELLED)
         part = user_models_dir() / STAGING / f"{FILE}.part"
         kept = part.stat().st_size
         assert MIB <= kept < len(served_bytes) and dialog.download_button.isEnabled()
@@ -80,7 +91,7 @@ def test_download_shows_progress_and_eta_stops_resumes_then_checks_speed(qtbot, 
                 qtbot.waitSignal(dialog.job_ended, timeout=20_000) as ended:
             qtbot.mouseClick(dialog.download_button, Qt.MouseButton.LeftButton)
     target = user_models_dir() / FILE
-    assert ended.args == ["download", "finished"] and installed.args == [target]
+    assert _ended(ended) == (JobKind.DOWNLOAD, JobOutcome.FINISHED) and installed.args == [target]
     assert [r[2] for r in hub.requests if r[0] == "GET"] == [f"bytes={kept}-"]
     assert target.read_bytes() == served_bytes
     assert column(dialog, "Installed")[-1] == "yes" and "Installed" in dialog.status.text()
@@ -89,7 +100,7 @@ def test_download_shows_progress_and_eta_stops_resumes_then_checks_speed(qtbot, 
 
     with qtbot.waitSignal(dialog.job_ended, timeout=60_000) as ended:
         qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
-    assert ended.args == ["check", "finished"], dialog.last_error
+    assert _ended(ended) == (JobKind.SPEED_CHECK, JobOutcome.FINISHED), dialog.last_error
     text = dialog.status.text()
     assert "tiny-random-llama" in text and "tokens/s" in text and "one answer: at most" in text
     assert "paper-exp1: 1,920 answers, at most" in text   # the paper's experiment 1 with this model
@@ -104,7 +115,7 @@ def test_a_refused_download_is_shown_in_the_dialog(qtbot, catalogue, served_byte
         dialog.select("tiny")
         with qtbot.waitSignal(dialog.job_ended, timeout=20_000) as ended:
             dialog.download()
-    assert ended.args == ["download", "failed"]
+    assert _ended(ended) == (JobKind.DOWNLOAD, JobOutcome.FAILED)
     assert "gated" in dialog.last_error and str(user_models_dir()) in dialog.last_error
     assert "Failed:" in dialog.status.text() and dialog.download_button.isEnabled()
 

@@ -15,11 +15,12 @@ from PySide6.QtWidgets import QMessageBox
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.window import AuthoringWindow
 from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
-from domain_drafter.gui.dialogs.bench_session import KEEP_RUNNING, STOP_AND_CLOSE
+from domain_drafter.gui.dialogs.bench_session import KEEP_RUNNING, KEEP_WORKING, STOP_AND_CLOSE, STOP_AND_QUIT
 from domain_drafter.gui.panels.answer_panel import IDLE_PLACEHOLDER
 from domain_drafter.gui.panels.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.settings import AppSettings
+from domain_drafter.gui.state.workers import JobOutcome
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator
 
@@ -122,6 +123,50 @@ def test_closing_the_benchmark_mid_run_asks_first(qtbot, tiny_model, tmp_path):
         _answer(qtbot, dialog, STOP_AND_CLOSE)
         assert not dialog.isVisible()
     assert ended.args == ["stopped"] and dialog.last_summary.evaluated < dialog.last_summary.total
+
+
+def _answer_quit(qtbot, window, text: str) -> None:
+    qtbot.waitUntil(lambda: window.quit_box is not None and window.quit_box.isVisible())
+    box = window.quit_box
+    assert box.parent() is window and box.windowModality() == Qt.WindowModality.WindowModal
+    assert sorted(b.text() for b in box.buttons()) == sorted([STOP_AND_QUIT, KEEP_WORKING])
+    assert "resumes it" in box.text()
+    next(b for b in box.buttons() if b.text() == text).click()
+
+
+def test_quitting_the_app_mid_benchmark_asks_first(qtbot, window, tiny_model, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))   # the run's results file goes there
+    window.add_model_file(tiny_model)
+    window.benchmark_action.trigger()                                    # Benchmark > Run benchmark…
+    dialog = window.benchmark_dialog
+    for row in range(dialog.model_list.count()):                         # the tiny model only, one domain
+        item = dialog.model_list.item(row)
+        item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) == str(tiny_model)
+                           else Qt.CheckState.Unchecked)
+    dialog.findChild(type(dialog.start_button), "domainsNone").click()
+    dialog.domain_list.findItems("blocksworld", Qt.MatchFlag.MatchExactly)[0].setCheckState(Qt.CheckState.Checked)
+    dialog.prompts_spin.setValue(50)                                     # long enough to be quit mid-run
+    assert dialog.spec().domains == ("blocksworld",) and [m.model for m in dialog.spec().models] == [str(tiny_model)]
+    dialog.start_button.click()
+    qtbot.waitUntil(lambda: dialog.last_progress is not None and dialog.last_progress.generated > 0,
+                    timeout=JOB_TIMEOUT_MS)                              # the run is under way: its first answer
+
+    assert not window.close()                                            # the window's close: refused, and asked
+    _answer_quit(qtbot, window, KEEP_WORKING)
+    assert window.isVisible() and not window.closing
+    assert dialog.run_going_on and not dialog.worker.cancelled          # the run was not stopped
+    qtbot.waitUntil(lambda: window.quit_box is None)
+
+    quit_action = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "Quit")
+    with qtbot.waitSignal(dialog.run_ended, timeout=JOB_TIMEOUT_MS) as ended:
+        quit_action.trigger()                                            # File > Quit asks the same
+        assert window.isVisible()
+        _answer_quit(qtbot, window, STOP_AND_QUIT)
+        qtbot.waitUntil(lambda: not window.isVisible())                  # then the window closes: the app quits
+    assert window.closing and ended.args[0] is JobOutcome.STOPPED       # stopped after the current answer, kept
+    summary = dialog.last_summary
+    assert summary.cancelled and summary.evaluated < summary.total
+    assert window.quit_box is None
 
 
 def test_the_benchmark_dialog_remembers_its_domains(qtbot, tmp_path):

@@ -6,9 +6,12 @@ Real parts: the real main window offscreen on the bundled domains; the state cha
 
 from __future__ import annotations
 
-from gui_helpers import select
+import shutil
+
+from gui_helpers import run_job, select
 
 from domain_drafter.core.descriptions import DescriptionClass
+from domain_drafter.gui.panels.domain_panel import BundleRole
 
 MY_ANSWER = "(:action put-down :parameters (?x - block) :precondition (holding ?x) :effect (ontable ?x))"
 
@@ -119,7 +122,8 @@ def test_the_model_selector_follows_the_states_model_without_writing_back(qtbot,
 
 
 _STATE_SIGNALS = {"settings_changed": "PyObject", "settings_save_failed": "PyObject", "bundles_changed": "PyObject",
-                  "target_changed": "PyObject", "model_changed": "PyObject", "running_changed": "bool"}
+                  "domains_changed": "PyObject", "target_changed": "PyObject", "model_changed": "PyObject",
+                  "model_entries_changed": "PyObject", "running_changed": "bool"}
 
 
 def _receivers(state) -> dict[str, int]:
@@ -148,6 +152,8 @@ def test_a_deleted_main_window_leaves_no_connection_to_a_shared_state(qtbot, pri
     state.set_target(bundles["gripper"], "drop")
     state.set_description(state.description_class, state.seed + 1)
     state.set_model(None)
+    state.add_domain(bundles["gripper"])
+    state.set_model_entries(())
     state.settings_save_failed.emit(OSError("disk full"))
     state.running_changed.emit(False)
     qtbot.wait(20)
@@ -166,3 +172,71 @@ def test_the_grammar_switch_writes_the_setting_and_follows_it(qtbot, window):
     assert len(written) == 1
     check.click()                                                           # the user's switch: one write
     assert state.settings.grammar is check.isChecked() and len(written) == 2 and len(toggles) == 1
+
+
+def _rows(window) -> list[tuple[str, object]]:
+    panel = window.domain_panel
+    return [(panel.domain_list.item(r).text(), panel.domain_list.item(r).data(BundleRole)) for r in
+            range(panel.domain_count())]
+
+
+def test_the_domain_list_is_the_states_domains_shown_in_place(qtbot, window, tmp_path):
+    from domain_drafter.core.bundle import load_bundle_path
+
+    select(qtbot, window, "blocksworld", "stack")
+    state = window.state
+    pool = state.bundles
+    assert [bundle for _text, bundle in _rows(window)] == list(state.domains) == list(pool)   # listed from the state
+    folder = tmp_path / "mine" / "gripper"
+    shutil.copytree(_bundle(window, "gripper").folder, folder)
+    echoes, targets = [], []
+    window.domain_panel.domain_selected.connect(echoes.append)
+    window.domain_panel.action_selected.connect(echoes.append)
+    state.target_changed.connect(targets.append)
+
+    mine = load_bundle_path(folder)
+    state.add_domain(mine)                                        # written as code: the list follows, silently
+    assert _rows(window)[-1][1] is mine and _rows(window)[-1][0].startswith("gripper\n")
+    assert len(_rows(window)) == len(pool) + 1 and state.bundles == pool   # not drawn as a prompt example
+    assert echoes == [] and targets == []
+    assert (window.current_bundle().name, window.current_action()) == ("blocksworld", "stack")   # selection kept
+
+    again = load_bundle_path(folder)                              # the same file read again: in place
+    state.add_domain(again)
+    assert [b for _t, b in _rows(window)] == [*pool, again] and echoes == [] and targets == []
+    state.set_target(again, "drop")
+    assert window.domain_panel.current_bundle() is again and window.domain_panel.current_action() == "drop"
+    assert window.domain_panel.action_names() == list(again.action_names) and echoes == []
+
+    assert run_job(qtbot, window, lambda: window.open_domain_folder(folder)) == ("open", "finished")   # File > Open
+    assert len(_rows(window)) == len(pool) + 1 and state.opened[-1] is window.current_bundle()
+    assert window.domain_panel.current_bundle() is state.bundle and state.action == state.bundle.action_names[0]
+
+
+def test_the_model_selector_lists_the_states_models_and_a_users_pick_is_written(qtbot, window, tiny_model):
+    from domain_drafter.llm.models import ModelEntry
+
+    state, selector = window.state, window.model_selector
+
+    def listed() -> list:
+        return [selector.itemData(row) for row in range(selector.count())]
+
+    assert listed() == list(state.model_entries) and selector.current_entry() == state.model
+    default = state.model
+    picks, settings = [], []
+    selector.currentIndexChanged.connect(picks.append)
+    state.settings_changed.connect(settings.append)
+
+    tiny = ModelEntry(tiny_model.stem, tiny_model, tiny_model.stat().st_size, "user")
+    state.add_model_entries([tiny, default])                      # joins once; the selection stays
+    assert listed() == [*state.model_entries] and listed()[-1] == tiny and selector.current_entry() == default
+    state.add_model_entries([tiny])
+    assert listed().count(tiny) == 1 and picks == [] and settings == []
+    state.set_model_entries([tiny])                               # the model in use stays on offer
+    assert listed() == [tiny, default] and selector.current_entry() == default and picks == []
+
+    assert window.add_model_file(tiny_model) == tiny              # File > Open model file: the listed entry
+    assert state.model == tiny == selector.current_entry() and listed() == [tiny, default]
+    assert state.settings.model == str(tiny_model) and len(settings) == 1   # the user's choice is the setting
+    selector.setCurrentIndex(selector.findData(default))          # the user's pick in the toolbar
+    assert state.model == default and state.settings.model == "" and len(picks) == 1

@@ -10,13 +10,17 @@ from needs import require
 
 from domain_drafter.core.errors import ModelError, UsageError
 from domain_drafter.llm.catalogue import (
+    RAM_NOTE,
     CatalogueModel,
     bundled_catalogue_path,
+    gb_text,
     installed_path,
     load_catalogue,
     user_catalogue_path,
 )
 from domain_drafter.llm.models import ModelEntry
+
+ROOT = Path(__file__).resolve().parents[2]   # this checkout: its README and its resources/models.toml
 
 
 @pytest.fixture
@@ -82,6 +86,7 @@ GOOD = ('[models.x]\nrepo = "o/n"\nfile = "x.gguf"\nquant = "Q4_K_M"\nsize = 10\
 @pytest.mark.parametrize("change, line, words", [
     (("size = 10", "size = \"big\""), 6, "'size' must be an integer, not a string"),
     (("ram = 20", "ram = true"), 7, "'ram' must be an integer, not a boolean"),
+    (("ram = 20\n", "ram = 20\nram_measured = \"yes\"\n"), 8, "'ram_measured' must be true or false"),
     (("quant = \"Q4_K_M\"\n", "quant = \"Q4_K_M\"\ncolour = \"red\"\n"), 6, "unknown key 'colour'"),
     (("licence = \"MIT\"\n", ""), 2, "'licence' is missing"),
     (("prompt_format = \"completion\"", "prompt_format = \"instruct\""), 9, "not one of completion, chat"),
@@ -132,3 +137,34 @@ def test_a_catalogue_name_resolves_to_the_downloaded_file(tmp_path, monkeypatch,
     target = folder / load_catalogue().get("qwen2.5-coder-1.5b").file_name
     target.write_bytes(b"GGUF")          # resolving only finds the file; loading would check it
     assert resolve_model("qwen2.5-coder-1.5b") == target
+
+
+def test_ram_is_shown_in_tenths_of_a_gb_halves_up_with_estimates_marked():
+    assert [gb_text(n) for n in (420_000_000, 1_650_000_000, 5_450_000_000, 4_683_074_336, 49_999_999)] == \
+        ["0.4 GB", "1.7 GB", "5.5 GB", "4.7 GB", "0.0 GB"]
+    measured = CatalogueModel(name="m", title="M", repo="o/m", file="m.gguf", revision="main", quant="Q4",
+                              size=1, ram=420_000_000, licence="MIT", prompt_format="chat", ram_measured=True)
+    assert measured.ram_text == "0.4 GB"
+    assert CatalogueModel(**{**measured.__dict__, "ram_measured": False}).ram_text == "~0.4 GB"
+    assert "4,096-token context" in RAM_NOTE and "~ marks an estimate" in RAM_NOTE
+
+
+def _readme_row(readme: str, title: str) -> list[str]:
+    """The cells of the one README table row that names the model (its title without the parenthesis)."""
+    name = title.split(" (")[0]
+    rows = [line for line in readme.splitlines() if line.startswith(f"| {name} ")]
+    assert len(rows) == 1, (name, rows)
+    return [cell.strip() for cell in rows[0].strip("|").split("|")]
+
+
+def test_the_readme_quotes_the_catalogues_ram_figures():
+    """One source: every RAM figure in the README's model tables is the catalogue's, as the catalogue shows it."""
+    catalogue = load_catalogue([ROOT / "resources" / "models.toml"])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for model in catalogue:
+        assert model.ram_text in _readme_row(readme, model.title), model.name
+    gemma = catalogue.get("gemma-3-270m")
+    assert gemma.ram_measured and gemma.ram_text == "0.4 GB"   # the embedded model's figure is a measurement
+    assert not any(m.ram_measured for m in catalogue if not m.embedded)   # the rest are estimates, marked ~
+    header = (ROOT / "resources" / "models.toml").read_text(encoding="utf-8").split("\n[models.")[0]
+    assert "ram_measured" in header and "/usr/bin/time -v" in header    # how each was found: said in one place

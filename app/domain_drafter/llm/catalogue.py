@@ -28,18 +28,29 @@ CATALOGUE_FILE = "models.toml"
 _KEYS: dict[str, tuple[type, ...]] = {
     "title": (str,), "repo": (str,), "file": (str,), "revision": (str,), "quant": (str,),
     "size": (int,), "ram": (int,), "licence": (str,), "prompt_format": (str,), "sha256": (str,),
-    "params_b": (int, float), "embedded": (bool,), "notes": (str,),
+    "params_b": (int, float), "embedded": (bool,), "notes": (str,), "ram_measured": (bool,),
 }
 _REQUIRED = ("file", "quant", "size", "ram", "licence", "prompt_format")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# What the RAM column means, said once for the CLI's table and the Get a model dialog; how each figure was
+# found (measured or estimated, and how) is said at the top of resources/models.toml.
+RAM_NOTE = ("RAM: memory the model takes when it runs with a 4,096-token context; ~ marks an estimate from "
+            "the model's shape, the others were measured (how: the top of resources/models.toml)")
+
+
+def gb_text(n: int) -> str:
+    """Bytes as GB with one decimal, halves rounded up (1_650_000_000 is 1.7 GB, as a reader rounds it)."""
+    tenths = (n + 50_000_000) // 100_000_000
+    return f"{tenths // 10}.{tenths % 10} GB"
 
 
 @dataclass(frozen=True)
 class CatalogueModel:
-    """One downloadable (or embedded) model. size and ram are bytes; sha256 is None when unknown."""
+    """One downloadable (or embedded) model. size and ram are bytes (ram measured or estimated, see
+    ram_measured); sha256 is None when unknown."""
 
     name: str
     title: str
@@ -55,6 +66,7 @@ class CatalogueModel:
     params_b: float | None = None
     embedded: bool = False
     notes: str = ""
+    ram_measured: bool = False
     where: SourceLocation | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -73,6 +85,11 @@ class CatalogueModel:
             return ""
         base = (endpoint or HUB_ENDPOINT).rstrip("/")
         return f"{base}/{self.repo}/resolve/{quote(self.revision, safe='')}/{quote(self.file)}"
+
+    @property
+    def ram_text(self) -> str:
+        """The RAM column's cell: "0.4 GB" measured, "~1.7 GB" estimated (RAM_NOTE says what it counts)."""
+        return gb_text(self.ram) if self.ram_measured else f"~{gb_text(self.ram)}"
 
     def page_url(self) -> str:
         return f"{HUB_ENDPOINT}/{self.repo}" if self.repo else ""
@@ -239,5 +256,6 @@ def _model(name: str, table: dict[str, tuple[Any, TomlSource]], header: TomlSour
         quant=values["quant"], size=values["size"], ram=values["ram"], licence=values["licence"],
         prompt_format=values["prompt_format"], sha256=sha256,
         params_b=float(values["params_b"]) if "params_b" in values else None, embedded=embedded,
-        notes=values.get("notes", ""), where=header.where("models", name),
+        notes=values.get("notes", ""), ram_measured=values.get("ram_measured", False),
+        where=header.where("models", name),
     )

@@ -15,15 +15,10 @@ import sys
 from pathlib import Path
 
 _MIB = float(1 << 20)
-_GB = 1e9
-
-
-def _gb(n: int) -> str:
-    return f"{n / _GB:.1f} GB"
 
 
 def cmd_models_list(args: argparse.Namespace) -> int:
-    from domain_drafter.llm.catalogue import installed_path, load_catalogue
+    from domain_drafter.llm.catalogue import RAM_NOTE, gb_text, installed_path, load_catalogue
     from domain_drafter.llm.models import list_models, user_models_dir
 
     entries = list_models()
@@ -31,7 +26,8 @@ def cmd_models_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "catalogue": [{"name": m.name, "title": m.title, "repo": m.repo, "file": m.file, "revision": m.revision,
-                           "quant": m.quant, "size": m.size, "ram": m.ram, "licence": m.licence,
+                           "quant": m.quant, "size": m.size, "ram": m.ram,
+                           "ram_measured": m.ram_measured, "licence": m.licence,
                            "prompt_format": m.prompt_format, "sha256": m.sha256, "embedded": m.embedded,
                            "installed": str(p) if (p := installed_path(m, entries)) else None}
                           for m in catalogue],
@@ -43,7 +39,8 @@ def cmd_models_list(args: argparse.Namespace) -> int:
     for m in catalogue:
         where = installed_path(m, entries)
         state = "embedded" if m.embedded else ("yes" if where else "-")
-        print(f"  {m.name:<22}{_gb(m.size):>9}{_gb(m.ram):>9}  {m.prompt_format:<11}{m.licence:<29}{state}")
+        print(f"  {m.name:<22}{gb_text(m.size):>9}{m.ram_text:>9}  {m.prompt_format:<11}{m.licence:<29}{state}")
+    print(f"  {RAM_NOTE}")
     print(f"\nInstalled (the models folder is {user_models_dir()}):")
     for e in entries:
         size = f"{e.size / _MIB:,.0f} MiB" if e.size else "not assembled yet"

@@ -224,6 +224,11 @@ class BenchmarkDialog(QDialog):
     def running(self) -> bool:
         return self.runner.busy
 
+    @property
+    def run_going_on(self) -> bool:
+        """A benchmark run that nobody asked to stop yet (writing a report does not count): quitting asks first."""
+        return self.worker is not None and self.runner.running(JobKind.BENCHMARK) and not self.worker.cancelled
+
     def spec(self) -> ExperimentSpec:
         """The run as chosen here, with every engine option from the settings."""
         models = tuple(ModelSpec(name, model=source) for name, source in self._checked(self.model_list))

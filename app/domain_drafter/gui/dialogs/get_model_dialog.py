@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.gui.panels.item_models import ReadOnlyTable
 from domain_drafter.gui.state.errors import describe_error
-from domain_drafter.gui.state.workers import TaskRunner, TaskWorker
-from domain_drafter.llm.catalogue import Catalogue, CatalogueModel, installed_path, load_catalogue
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+from domain_drafter.llm.catalogue import RAM_NOTE, Catalogue, CatalogueModel, gb_text, installed_path, load_catalogue
 from domain_drafter.llm.download import PullResult, hub_endpoint, pull_model
 from domain_drafter.llm.models import ModelEntry, default_model_path, list_models, user_models_dir
 from domain_drafter.llm.speed_check import SpecEstimate, SpeedReport, estimate_spec, format_report, speed_check
@@ -39,14 +39,11 @@ DisplayRole = Qt.ItemDataRole.DisplayRole
 ModelRole = Qt.ItemDataRole.UserRole + 1    # the row's CatalogueModel
 
 
-def _gb(n: int) -> str:
-    return f"{n / 1e9:.1f} GB"
-
-
 class CatalogueTableModel(ReadOnlyTable):
     """One row per catalogue model: name, size, RAM, licence, prompt format, installed?"""
 
     HEADERS = ("Model", "Size", "RAM", "Licence", "Prompt", "Installed")
+    RAM_COLUMN = 2
 
     def __init__(self, catalogue: Catalogue, entries: list[ModelEntry], parent: Any = None):
         super().__init__(parent)
@@ -67,8 +64,14 @@ class CatalogueTableModel(ReadOnlyTable):
         if role != DisplayRole:
             return None
         installed = "embedded" if model.embedded else ("yes" if where else "no")
-        return (model.title, _gb(model.size), _gb(model.ram), model.licence, model.prompt_format,
+        return (model.title, gb_text(model.size), model.ram_text, model.licence, model.prompt_format,
                 installed)[index.column()]
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal \
+                and section == self.RAM_COLUMN:
+            return RAM_NOTE
+        return super().headerData(section, orientation, role)
 
     def model_at(self, row: int) -> CatalogueModel:
         return self._models[row]
@@ -108,7 +111,7 @@ def _check_speed(model: CatalogueModel, path: Path, *, task) -> tuple[SpeedRepor
 class GetModelDialog(QDialog):
     """Non-modal. `catalogue`, `dest` (the models folder) and `endpoint` (the hub) default to the real ones."""
 
-    job_ended = Signal(str, str)         # "download" or "check", and "finished", "failed" or "cancelled"
+    job_ended = Signal(object, object)   # JobKind.DOWNLOAD or SPEED_CHECK, JobOutcome; the buttons already up to date
     model_installed = Signal(object)     # the Path of a model just downloaded (for the window's model list)
 
     def __init__(self, parent: QWidget | None = None, *, catalogue: Catalogue | None = None,
@@ -119,10 +122,10 @@ class GetModelDialog(QDialog):
         self.dest = dest or user_models_dir()
         self.endpoint = endpoint
         self.runner = TaskRunner(self)
-        self.runner.busy_changed.connect(self._on_busy)
-        self._pending: tuple[str, str] | None = None
+        self.runner.busy_changed.connect(self._update)
+        self.runner.job_ended.connect(self.job_ended)   # after the worker's own signal and busy_changed
         self.worker: TaskWorker | None = None
-        self.job = ""                      # "download" or "check" while one runs
+        self.job: JobKind | None = None    # DOWNLOAD or SPEED_CHECK while one runs
         self.last_result: PullResult | SpeedReport | None = None
         self.last_error = ""
 
@@ -187,7 +190,7 @@ class GetModelDialog(QDialog):
         installed = row is not None and (model.embedded or self.table_model.installed_at(row) is not None)
         self.download_button.setEnabled(not self.busy and model is not None and not installed)
         self.check_button.setEnabled(not self.busy and installed)
-        self.stop_button.setEnabled(self.busy and self.job == "download")
+        self.stop_button.setEnabled(self.busy and self.job is JobKind.DOWNLOAD)
         if model is not None:
             sha = "sha256 checked after download" if model.sha256 else "no sha256 in the catalogue"
             source = "ships with Domain Drafter" if model.embedded else model.url(self.endpoint or hub_endpoint())
@@ -200,11 +203,11 @@ class GetModelDialog(QDialog):
         if row is None or self.busy:
             return
         model = self.table_model.model_at(row)
-        self._start("download", pull_model, model, dest=self.dest, endpoint=self.endpoint)
+        self._start(JobKind.DOWNLOAD, pull_model, model, dest=self.dest, endpoint=self.endpoint)
         self.status.setText(f"Downloading {model.file_name}…")
 
     def stop(self) -> None:
-        if self.worker is not None and self.job == "download":
+        if self.worker is not None and self.job is JobKind.DOWNLOAD:
             self.worker.cancel()
             self.status.setText("Stopping…")
 
@@ -213,14 +216,14 @@ class GetModelDialog(QDialog):
         if row is None or self.busy:
             return
         model, path = self.table_model.model_at(row), self.table_model.installed_at(row)
-        self._start("check", _check_speed, model, path)
+        self._start(JobKind.SPEED_CHECK, _check_speed, model, path)
         self.status.setText(f"Checking {model.title}: loading it, reading a prompt, writing a few tokens…")
 
-    def _start(self, job: str, fn: Any, *args: Any, **kwargs: Any) -> None:
+    def _start(self, job: JobKind, fn: Any, *args: Any, **kwargs: Any) -> None:
         self.job, self.last_error, self.last_result = job, "", None
-        self.progress_bar.setRange(0, 0 if job == "check" else 100)
+        self.progress_bar.setRange(0, 0 if job is JobKind.SPEED_CHECK else 100)
         self.progress_bar.setValue(0)
-        worker = self.worker = TaskWorker(fn, *args, **kwargs)
+        worker = self.worker = TaskWorker(fn, *args, kind=job, **kwargs)
         worker.signals.progress.connect(self._on_progress)
         worker.signals.finished.connect(self._on_finished)
         worker.signals.failed.connect(self._on_failed)
@@ -237,7 +240,7 @@ class GetModelDialog(QDialog):
 
     # --- slots ------------------------------------------------------------------------------
     def _on_progress(self, done: int, total: int, message: str) -> None:
-        if self.job == "download":
+        if self.job is JobKind.DOWNLOAD:
             self.progress_bar.setRange(0, max(1, total))
             self.progress_bar.setValue(done)
         self.status.setText(message)
@@ -256,29 +259,23 @@ class GetModelDialog(QDialog):
             self.progress_bar.setRange(0, 1)
             self.progress_bar.setValue(1)
             self.status.setText("<br>".join(format_report(result, estimate)))
-        self._end("finished")
+        self._end()
 
     def _on_failed(self, error: BaseException) -> None:
         self.last_error = describe_error(error).text
         self.status.setText(f"<span style='color:#c0392b'>Failed: {self.last_error}</span>".replace("\n", "<br>"))
-        self._end("failed")
+        self._end()
 
     def _on_cancelled(self) -> None:
         self.status.setText("Stopped. Download again to resume from where it stopped.")
-        self._end("cancelled")
+        self._end()
 
-    def _end(self, outcome: str) -> None:
-        # The worker's own signal comes first; the runner then drops it and says it is idle (_on_busy).
-        self._pending = (self.job, outcome)
-        self.job, self.worker = "", None
+    def _end(self) -> None:
+        # The worker's own signal comes first; the runner then drops it, says it is idle (the buttons follow)
+        # and passes on the job's kind and JobOutcome (job_ended).
+        self.job, self.worker = None, None
         if self.progress_bar.maximum() == 0:
             self.progress_bar.setRange(0, 1)
-
-    def _on_busy(self, busy: bool) -> None:
-        self._update()
-        if not busy and self._pending is not None:
-            (job, outcome), self._pending = self._pending, None
-            self.job_ended.emit(job, outcome)
 
 
 def open_get_model_dialog(parent: QWidget | None = None) -> GetModelDialog:

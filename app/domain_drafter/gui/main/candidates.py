@@ -6,7 +6,8 @@ settings' options (drafting/candidates.py). The candidates appear in a dock as t
 and are ranked at the end; picking one puts its answer into the editor and its verdict into the
 result panel, without judging it again.
 
-File > Get a model… opens gui/dialogs/get_model_dialog.py; a model it installs joins the model selector.
+File > Get a model… opens gui/dialogs/get_model_dialog.py; a model it installs joins the state's models on offer
+(the model selector shows them).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from domain_drafter.drafting.options import SearchOptions
 from domain_drafter.drafting.search import node_candidate, ranked_nodes, search_action
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.model_status import ModelStatus
-from domain_drafter.gui.main.toolbar import ModelSelector
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
 from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidate_badge, ranked_title
 from domain_drafter.gui.panels.result_panel import ResultPanel
@@ -226,14 +226,14 @@ class MainCandidates(QObject):
 
 
 class GetModelMenu(QObject):
-    """File > Get a model…: the catalogue dialog (one at a time); a model it installs joins the model selector.
+    """File > Get a model…: the catalogue dialog (one at a time); a model it installs joins the models on offer.
     Closing the window stops the dialog's download first (its part file stays for a resume)."""
 
-    def __init__(self, window: QMainWindow, file_menu: QMenu, selector: ModelSelector,
+    def __init__(self, window: QMainWindow, file_menu: QMenu, state: AppState,
                  show_status: Callable[[str], None]):
         super().__init__(window)
         self.window = window
-        self.selector = selector
+        self.state = state
         self.show_status = show_status
         self.dialog: GetModelDialog | None = None
         self.action = file_menu.addAction("Get a model…", self.open)
@@ -252,8 +252,7 @@ class GetModelMenu(QObject):
         return self.dialog
 
     def _on_installed(self, path: object) -> None:
-        for entry in list_models():     # new files join; the selection and opened files stay
-            self.selector.add_entry(entry)
+        self.state.add_model_entries(list_models())   # new files join; the selection and opened files stay
         self.show_status(f"Installed {getattr(path, 'name', path)}: choose it in the model selector")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

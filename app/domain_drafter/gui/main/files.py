@@ -21,7 +21,8 @@ from domain_drafter.llm.models import ModelEntry
 
 
 class WindowFilesMixin:
-    """Needs the MainWindow's state, panels, runner, window_state, start_job and report_exception."""
+    """Needs the MainWindow's state, panels, runner, window_state, model_status, _started, _warm_timer, start_job,
+    current_prompt_text and report_exception."""
 
     prompt_dialog: PromptDialog | None = None
 
@@ -50,7 +51,8 @@ class WindowFilesMixin:
 
     def _on_bundle_opened(self, bundle: DomainBundle) -> None:
         if not self.closing:
-            self.domain_panel.add_bundle(bundle)
+            self.state.add_domain(bundle)   # the domain list follows the state; the opened domain is selected
+            self.state.set_target(bundle, next(iter(bundle.action_names), ""))
             self.window_state.add_recent_domain(bundle.folder)
             opened = f"Opened {bundle.name} from {bundle.folder}"
             blocker = self.state.generate_blocker()   # said when the domain opens, not at the first Generate
@@ -87,7 +89,19 @@ class WindowFilesMixin:
         file_dialog(self, Purpose.MODEL, "Open model file", self.add_model_file, filters=GGUF_FILTER)
 
     def add_model_file(self, path: str | Path) -> ModelEntry:
-        """Offer a GGUF file in the model selector and select it (new jobs use it)."""
-        entry = self.model_selector.add_file(path)
-        self.state.set_model(self.model_selector.current_entry())
+        """Offer a GGUF file (the model selector shows it) and choose it (new jobs use it)."""
+        entry = self.state.model_for_file(path)
+        self.choose_model(entry)
         return entry
+
+    def choose_model(self, entry: ModelEntry | None) -> None:
+        """The user's choice of model (toolbar, Open model file, Settings), written to the state: new jobs use it;
+        after the start-up it is saved as the Model file setting and loaded in the background."""
+        if entry == self.state.model:
+            return
+        self.state.set_model(entry)
+        if self._started:
+            self.state.remember_model(entry)
+        if self._started and self.app_settings.preload_model and not self.closing:
+            self._warm_timer.stop()
+            self.model_status.preload(entry, self.current_prompt_text())

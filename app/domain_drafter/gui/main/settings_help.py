@@ -67,8 +67,8 @@ class WindowSettingsMixin:
         self._apply_settings_to_widgets()
         if new.model and new.model != old.model:
             self.add_model_file(new.model)
-        elif not new.model and old.model:
-            self.model_selector.select_default()
+        elif not new.model and old.model and (default := self.state.default_model()) is not None:
+            self.choose_model(default)
         if new.preload_model and new.threads != old.threads and new.model == old.model:
             self.model_status.preload(self.current_model(), self.current_prompt_text())   # reload with them
         # (another model file: selecting it in the toolbar above starts its load)

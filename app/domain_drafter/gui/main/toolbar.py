@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -19,7 +18,8 @@ def size_text(size: int) -> str:
 
 
 class ModelSelector(QComboBox):
-    """The models on offer (list_models() plus files the user opened); item data is the ModelEntry."""
+    """The view of the AppState's models on offer and the one in use (item data is the ModelEntry): it shows
+    them silently (under QSignalBlocker); a user's pick is said through currentIndexChanged."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -28,46 +28,36 @@ class ModelSelector(QComboBox):
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.setToolTip("The GGUF model that writes the action")
 
-    def set_entries(self, entries: Iterable[ModelEntry]) -> None:
-        """Replace the list; the selected entry stays selected (or the default model is)."""
-        selected = self.current_entry()
-        self.clear()
-        for entry in entries:
-            self.add_entry(entry)
-        if selected is not None:
-            self.add_entry(selected, select=True)
+    def bind(self, state: AppState) -> None:
+        """Follow the state's models (slots of the selector: the connections end with it)."""
+        self.show_entries(state.model_entries)
+        self.show_entry(state.model)
+        state.model_entries_changed.connect(self.show_entries)
+        state.model_changed.connect(self.show_entry)
 
-    def add_entry(self, entry: ModelEntry, *, select: bool = False) -> None:
-        for row in range(self.count()):
-            if self.itemData(row).path == entry.path:
-                if select:
-                    self.setCurrentIndex(row)
-                return
-        label = f"{entry.name} ({'default, ' if entry.source == 'default' else ''}{size_text(entry.size)})"
-        self.addItem(label, entry)
-        self.setItemData(self.count() - 1, str(entry.path), Qt.ItemDataRole.ToolTipRole)
-        if select:
-            self.setCurrentIndex(self.count() - 1)
-
-    def add_file(self, path: str | Path) -> ModelEntry:
-        """Offer a GGUF file and select it; it is loaded at the next generation, in a worker."""
-        path = Path(path).expanduser()
-        try:
-            size = path.stat().st_size
-        except OSError:
-            size = 0
-        entry = ModelEntry(name=path.stem, path=path, size=size, source="path")
-        self.add_entry(entry, select=True)
-        return entry
+    def show_entries(self, entries: Iterable[ModelEntry]) -> None:
+        """The state's models, silently: a row whose file is the same is updated in place (and stays selected)."""
+        entries = list(entries)
+        with QSignalBlocker(self):
+            for row, entry in enumerate(entries):
+                if row >= self.count() or self.itemData(row).path != entry.path:
+                    self.insertItem(row, "")
+                label = f"{entry.name} ({'default, ' if entry.source == 'default' else ''}{size_text(entry.size)})"
+                self.setItemText(row, label)
+                self.setItemData(row, entry)
+                self.setItemData(row, str(entry.path), Qt.ItemDataRole.ToolTipRole)
+            while self.count() > len(entries):
+                self.removeItem(len(entries))
 
     def current_entry(self) -> ModelEntry | None:
         return self.currentData()
 
     def show_entry(self, entry: ModelEntry | None) -> None:
         """Show the state's model as selected, silently (a user's pick is said through currentIndexChanged)."""
-        if entry is not None:
+        rows = [row for row in range(self.count()) if entry is not None and self.itemData(row).path == entry.path]
+        if rows:
             with QSignalBlocker(self):
-                self.add_entry(entry, select=True)
+                self.setCurrentIndex(rows[0])
 
     def select_default(self) -> None:
         for row in range(self.count()):

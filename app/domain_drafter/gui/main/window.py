@@ -7,7 +7,7 @@ Everything the window shows as "current" (domain, action, class, seed, model, se
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QThreadPool, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QWidget
 
 from domain_drafter.core.bundle import DomainBundle
@@ -21,6 +21,7 @@ from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
 from domain_drafter.gui.editor.edit_menu import add_edit_commands, add_zoom_commands
 from domain_drafter.gui.look.theme import theme_notifier
 from domain_drafter.gui.main.candidates import GetModelMenu, MainCandidates
+from domain_drafter.gui.main.closing import WindowClosingMixin
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.files import WindowFilesMixin
 from domain_drafter.gui.main.model_status import ModelStatus, job_status_widgets
@@ -41,7 +42,6 @@ from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import Evaluator
 
 APP_TITLE = "Domain Drafter"
-SHUTDOWN_TIMEOUT_MS = 10_000
 JOB_LABELS = {JobKind.STARTUP: "Loading", JobKind.OPEN: "Opening", JobKind.GENERATE: "Generating",
               JobKind.EVALUATE: "Evaluating"}
 FAILURE_TITLES = {JobKind.STARTUP: "Cannot load the domains", JobKind.OPEN: "Cannot open the domain",
@@ -50,7 +50,7 @@ WARM_DELAY_MS = 400    # after the selection settles, read its prompt into the l
 MIN_POOL_THREADS = 4   # model load, generation and K* may run at once, whatever the CPU count
 
 
-class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
+class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     error_reported = Signal(object)    # the exception of an error shown to the user (its text: describe_error)
     result_shown = Signal(object)      # an EvaluationResult now on screen
     job_ended = Signal(object, object)  # JobKind (startup, open, generate, evaluate), JobOutcome
@@ -93,7 +93,8 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self._warm_timer.timeout.connect(self._warm_prompt)
         self.description_panel.options_changed.connect(self.state.set_description)   # the widget writes to the state
         self.state.target_changed.connect(self._on_target_changed)   # slots of the window: they end with it
-        self.state.model_changed.connect(self.model_selector.show_entry)
+        self.state.domains_changed.connect(self.domain_panel.show_domains)   # the list is the state's (silently)
+        self.model_selector.bind(self.state)   # so are the models on offer and the one in use
         self.window_state = WindowState(self, {"main": self.main_splitter, "centre": self.centre_splitter,
                                                "answer": self.answer_panel.splitter})
         self.window_state.restore()
@@ -158,7 +159,7 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open model file…", self.open_model_dialog)
-        self.get_model_menu = GetModelMenu(self, file_menu, self.model_selector, self.show_status)   # main/candidates.py
+        self.get_model_menu = GetModelMenu(self, file_menu, self.state, self.show_status)   # main/candidates.py
         file_menu.addSeparator()
         self.settings_action = file_menu.addAction("Settings…", QKeySequence("Ctrl+,"), self.show_settings)
         file_menu.addSeparator()
@@ -255,13 +256,8 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         return True
 
     def _on_model_selected(self, _index: int) -> None:
-        """Another model in the toolbar: new jobs use it; load it in the background (after the start-up)."""
-        self.state.set_model(self.model_selector.current_entry())
-        if self._started:   # the user's choice (not the start-up's listing) is saved as the Model file setting
-            self.state.remember_model(self.current_model())
-        if self._started and self.app_settings.preload_model and not self.closing:
-            self._warm_timer.stop()
-            self.model_status.preload(self.current_model(), self.current_prompt_text())
+        """Another model picked in the toolbar: written to the state (main/files.py)."""
+        self.choose_model(self.model_selector.current_entry())
 
     def _warm_prompt(self) -> None:
         """Read the selected action's prompt into the loaded model, so Generate starts writing at once."""
@@ -315,16 +311,14 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def _on_startup_loaded(self, data: StartupData) -> None:
         if self.closing:
             return
-        self.state.set_bundles(data.bundles)
-        self.domain_panel.set_bundles(list(data.bundles))
-        self.model_selector.set_entries(data.models)
+        self.state.set_bundles(data.bundles)          # the domain list and the model selector follow the state
         self.state.set_model_entries(data.models)
-        if self.app_settings.model:
-            self.model_selector.add_file(self.app_settings.model)
-        self.state.set_model(self.model_selector.current_entry())
+        setting = self.app_settings.model
+        self.state.set_model(self.state.model_for_file(setting) if setting else next(iter(data.models), None))
         if data.bundles:
-            self.domain_panel.domain_list.setCurrentRow(0)
-        models = self.model_selector.count()
+            first = data.bundles[0]
+            self.state.set_target(first, next(iter(first.action_names), ""))
+        models = len(self.state.model_entries)
         self.show_status(f"{len(data.bundles)} domains, {models} model{'' if models == 1 else 's'}")
         self._started = True
         if self.app_settings.preload_model:
@@ -347,7 +341,6 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
         if self.state.has_target and not self.runner.busy and (worker := self.drafts.evaluate_worker()):
             self.start_job(worker)
 
-    # --- closing -----------------------------------------------------------------------------
     def _on_generated(self, draft) -> None:
         self.model_status.show_generation(draft.rounds[-1].generation.stats, draft.final)
         if self.state.model is not None:
@@ -368,26 +361,3 @@ class MainWindow(WindowSettingsMixin, WindowFilesMixin, QMainWindow):
     def show_fitted(self) -> None:
         """Show at the saved geometry, or maximised / sized from the screen (see geometry.py)."""
         self.window_state.show_fitted()
-
-    def shutdown(self) -> bool:
-        """Close the authoring windows, cancel and wait for this window's jobs, release models. Idempotent."""
-        if self.closing:
-            return True
-        self.closing = True
-        self._warm_timer.stop()
-        for authoring in self.authoring_windows:
-            authoring.close()
-        self.model_status.shutdown()
-        stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS) and self.model_status.runner.wait(SHUTDOWN_TIMEOUT_MS)
-        stopped = self.verdict_tests.close(SHUTDOWN_TIMEOUT_MS) and stopped
-        self.drafts.close()
-        if stopped:
-            self.state.close()
-        else:   # a job still runs: its model is closed when it lets it go, its caches stay open
-            self.state.models.close()
-        return stopped
-
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self.shutdown()
-        self.window_state.save()
-        super().closeEvent(event)

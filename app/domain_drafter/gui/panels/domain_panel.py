@@ -1,11 +1,14 @@
 """The left column: the domains (bundled and opened) and the actions of the selected one.
 
-A user's pick is said through `domain_selected` / `action_selected` (the window writes it to the AppState);
-`show_target` shows the state's choice back without a signal (under QSignalBlocker), so nothing echoes.
+The view of the AppState's domains and target: `show_domains` lists the state's domains (rows updated in
+place, so the selection stays) and `show_target` shows its choice, both without a signal (under
+QSignalBlocker), so nothing echoes. A user's pick is said through `domain_selected` / `action_selected`
+(the window writes it to the AppState).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
@@ -38,6 +41,7 @@ class DomainPanel(QWidget):
         self.domain_list.setObjectName("domainList")
         self.action_list = QListWidget()
         self.action_list.setObjectName("actionList")
+        self._actions_of: DomainBundle | None = None   # the domain whose actions are listed
         self.open_button = QPushButton("Open domain folder…")
         self.open_button.clicked.connect(self.open_requested)
 
@@ -53,32 +57,25 @@ class DomainPanel(QWidget):
         self.action_list.currentItemChanged.connect(self._on_action_changed)
 
     # --- domains ---------------------------------------------------------------------------
-    def set_bundles(self, bundles: list[DomainBundle]) -> None:
-        self.domain_list.clear()
-        for bundle in bundles:
-            self._append(bundle)
+    def show_domains(self, domains: Sequence[DomainBundle]) -> None:
+        """The state's domains, silently: a row whose file is the same is updated in place (and stays selected)."""
+        with QSignalBlocker(self.domain_list):
+            for row, bundle in enumerate(domains):
+                item = self.domain_list.item(row)
+                if item is None or item.data(BundleRole).path != bundle.path:
+                    item = QListWidgetItem()
+                    self.domain_list.insertItem(row, item)
+                self._describe(item, bundle)
+            while self.domain_list.count() > len(domains):
+                self.domain_list.takeItem(len(domains))   # taken out, the item is Python's: dropped, it is deleted
 
-    def add_bundle(self, bundle: DomainBundle, *, select: bool = True) -> None:
-        """Add an opened domain (replacing one opened from the same file) and select it."""
-        row = self._row_of_path(bundle.path)
-        if row is None:
-            item = self._append(bundle)
-        else:
-            item = self.domain_list.item(row)
-            item.setData(BundleRole, bundle)
-            if self.domain_list.currentItem() is item:
-                self._on_domain_changed(item, None)
-        if select:
-            self.domain_list.setCurrentItem(item)
-
-    def _append(self, bundle: DomainBundle) -> QListWidgetItem:
+    @staticmethod
+    def _describe(item: QListWidgetItem, bundle: DomainBundle) -> None:
         """A bundled domain shows its name; a user's domain also its folder, so a same-named one can be told apart."""
         bundled = is_bundled(bundle.folder)
-        item = QListWidgetItem(bundle.name if bundled else f"{bundle.name}\n{folder_line(bundle.folder)}")
+        item.setText(bundle.name if bundled else f"{bundle.name}\n{folder_line(bundle.folder)}")
         item.setData(BundleRole, bundle)
         item.setToolTip(f"bundled domain: {bundle.path}" if bundled else f"your domain: {bundle.path}")
-        self.domain_list.addItem(item)
-        return item
 
     def _row_of_path(self, path: Path) -> int | None:
         for row in range(self.domain_list.count()):
@@ -121,14 +118,15 @@ class DomainPanel(QWidget):
     def show_target(self, bundle: DomainBundle | None, action: str) -> None:
         """Show `bundle`'s `action` as the selection, silently: the choice came from the state, not the user."""
         with QSignalBlocker(self.domain_list), QSignalBlocker(self.action_list):
-            if bundle is not self.current_bundle():
-                row = self._row_of_path(bundle.path) if bundle is not None else None
-                self.domain_list.setCurrentRow(-1 if row is None else row)
-                self._fill_actions(self.current_bundle())
+            row = self._row_of_path(bundle.path) if bundle is not None else None
+            self.domain_list.setCurrentRow(-1 if row is None else row)
+            if bundle is not self._actions_of:   # another domain, or the same file read again
+                self._fill_actions(bundle)
             names = self.action_names()
             self.action_list.setCurrentRow(names.index(action) if action in names else -1)
 
     def _fill_actions(self, bundle: DomainBundle | None) -> None:
+        self._actions_of = bundle
         with QSignalBlocker(self.action_list):
             self.action_list.clear()
             if bundle is not None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from domain_drafter.gui.startup.application import configure_application, set_application_icon
 from domain_drafter.gui.state.errors import describe_error
+from domain_drafter.gui.state.workers import JobKind, JobOutcome
 
 STARTUP_TIMEOUT_MS = 60_000
 MIN_COLOURS = 8   # a window with panels, text and a toolbar has far more; a blank one has one or two
@@ -42,9 +43,9 @@ def draw_main_window() -> dict:
     window = MainWindow()
     outcome: dict = {}
 
-    def on_job_ended(kind: str, how: str) -> None:
-        if kind == "startup":
-            outcome["startup"] = how
+    def on_job_ended(kind: JobKind, how: JobOutcome) -> None:
+        if kind is JobKind.STARTUP:
+            outcome["startup"] = how.value
             app.quit()
 
     window.job_ended.connect(on_job_ended)

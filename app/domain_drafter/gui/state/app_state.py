@@ -1,11 +1,12 @@
 """The desktop app's one state: what is loaded, selected, set and running, with typed change signals.
 
-Its data is plain Python (bundles, the current `Target`: domain / action / class / seed, the
-AppSettings, the model in use, which jobs run); windows and dialogs receive the `AppState` (and
-through it the shared model library and evaluator) explicitly, read it, and write to it through its
-setters. It is the one source of truth: each change signal carries the new value, views subscribe
-to it, and a widget that writes to it shows the value back under a QSignalBlocker, so the echo
-never loops. Every engine option is built here from the one settings object.
+Its data is plain Python (the domains on offer, the current `Target`: domain / action / class / seed,
+the AppSettings, the models on offer and the one in use, which jobs run); windows and dialogs
+receive the `AppState` (and through it the shared model library and evaluator) explicitly, read it,
+and write to it through its setters. It is the one source of truth: each change signal carries the
+new value, views subscribe to it (the domain list, the model selector, the panels), and a widget
+that writes to it shows the value back under a QSignalBlocker, so the echo never loops. Every
+engine option is built here from the one settings object.
 """
 
 from __future__ import annotations
@@ -46,9 +47,11 @@ class Target:
 class AppState(QObject):
     settings_changed = Signal(object)       # the new AppSettings
     settings_save_failed = Signal(object)   # the OSError of a save that did not reach the disk
-    bundles_changed = Signal(object)        # the new tuple of DomainBundles
+    bundles_changed = Signal(object)        # the new tuple of bundled DomainBundles (the prompts' example pool)
+    domains_changed = Signal(object)        # the new tuple of DomainBundles on offer (the domain list)
     target_changed = Signal(object)         # the new Target (domain, action, class or seed changed)
     model_changed = Signal(object)          # the ModelEntry chosen for new jobs (or None)
+    model_entries_changed = Signal(object)  # the new tuple of ModelEntries on offer (the model selector)
     running_changed = Signal(bool)          # whether any tracked job runs now
 
     def __init__(self, settings: AppSettings | None = None, *, models: ModelLibrary | None = None,
@@ -59,7 +62,8 @@ class AppState(QObject):
         self.settings_file = settings_file          # None: the user's config folder
         self.models = models or ModelLibrary(n_threads=self.settings.threads,
                                              prompt_format=self.settings.prompt_format)
-        self.bundles: tuple[DomainBundle, ...] = ()
+        self.bundles: tuple[DomainBundle, ...] = ()   # the bundled domains: the prompts' example pool
+        self.opened: tuple[DomainBundle, ...] = ()    # domains opened from a folder (not drawn as examples)
         self.target = Target(None, "", DescriptionClass(self.settings.default_class), self.settings.seed)
         self.model: ModelEntry | None = None
         self.model_entries: tuple[ModelEntry, ...] = ()   # the models on offer (the toolbar's list)
@@ -129,6 +133,23 @@ class AppState(QObject):
     def set_bundles(self, bundles: Sequence[DomainBundle]) -> None:
         self.bundles = tuple(bundles)
         self.bundles_changed.emit(self.bundles)
+        self.domains_changed.emit(self.domains)
+
+    @property
+    def domains(self) -> tuple[DomainBundle, ...]:
+        """The domains on offer: the bundled ones (one opened again from the same file in its place), then
+        the opened ones."""
+        opened = {b.path: b for b in self.opened}
+        bundled = tuple(opened.pop(b.path, b) for b in self.bundles)
+        return bundled + tuple(opened.values())
+
+    def add_domain(self, bundle: DomainBundle) -> None:
+        """A domain opened from a folder joins the ones on offer, in place of one read from the same file."""
+        if any(b.path == bundle.path for b in self.opened):
+            self.opened = tuple(bundle if b.path == bundle.path else b for b in self.opened)
+        else:
+            self.opened += (bundle,)
+        self.domains_changed.emit(self.domains)
 
     @property
     def bundle(self) -> DomainBundle | None:
@@ -182,11 +203,40 @@ class AppState(QObject):
         return self.update_settings(replace(self.settings, model=path))
 
     def set_model_entries(self, entries: Sequence[ModelEntry]) -> None:
-        self.model_entries = tuple(entries)
+        """The models on offer (the one in use stays on offer)."""
+        listed = tuple(entries)
+        if self.model is not None and all(e.path != self.model.path for e in listed):
+            listed += (self.model,)
+        self._show_model_entries(listed)
+
+    def add_model_entries(self, entries: Sequence[ModelEntry]) -> None:
+        """Models that join the ones on offer (a file already offered stays as it is)."""
+        paths = {e.path for e in self.model_entries}
+        self._show_model_entries(self.model_entries + tuple(e for e in entries if e.path not in paths))
+
+    def _show_model_entries(self, entries: tuple[ModelEntry, ...]) -> None:
+        if entries != self.model_entries:
+            self.model_entries = entries
+            self.model_entries_changed.emit(entries)
+
+    def model_for_file(self, path: str | Path) -> ModelEntry:
+        """The model on offer that is the file at `path`, or a new entry for it (not yet on offer)."""
+        path = Path(path).expanduser()
+        for entry in self.model_entries:
+            if entry.path == path:
+                return entry
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        return ModelEntry(name=path.stem, path=path, size=size, source="path")
+
+    def default_model(self) -> ModelEntry | None:
+        return next((e for e in self.model_entries if e.source == "default"), None)
 
     def set_model(self, entry: ModelEntry | None) -> None:
-        if entry is not None and entry not in self.model_entries:
-            self.model_entries += (entry,)
+        if entry is not None and all(e.path != entry.path for e in self.model_entries):
+            self._show_model_entries((*self.model_entries, entry))
         if entry != self.model:
             self.model = entry
             self.model_changed.emit(entry)

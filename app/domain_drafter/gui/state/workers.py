@@ -65,6 +65,8 @@ class JobKind(str, enum.Enum):
     EXPORT = "export"
     BENCHMARK = "benchmark"
     REPORT = "report"
+    DOWNLOAD = "download"         # File > Get a model…: one catalogue model fetched
+    SPEED_CHECK = "speed-check"   # File > Get a model…: Check speed
     OTHER = "other"
 
     def __str__(self) -> str:
