@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -50,6 +51,9 @@ def test_speed_check_measures_the_tiny_model_on_a_real_prompt(tiny_model):
     assert (estimate.spec, estimate.tasks, estimate.max_tokens) == ("paper-exp1", 1920, 300)
     assert estimate.total_s == pytest.approx(1920 * per_answer)
     lines = format_report(report, estimate)
+    one = dataclasses.replace(report, threads=1)
+    assert format_report(one)[0].endswith(", 1 thread:") and format_report(report)[0].endswith(
+        f", {report.threads} thread{'' if report.threads == 1 else 's'}:")        # not "1 threads"
     assert lines[2].startswith(f"  prompt (completion format): {report.prompt_tokens} tokens") and "tokens/s" in lines[3]
     assert "paper-exp1: 1,920 answers, at most" in lines[-1]
 

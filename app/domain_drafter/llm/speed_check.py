@@ -207,7 +207,8 @@ def format_report(report: SpeedReport, estimate: SpecEstimate | None = None, max
         return "unknown" if n is None else f"{n / _MIB:,.0f} MiB"
 
     lines = [
-        f"{report.model} ({report.path.name}, {mib(report.size)}), {report.threads} threads:",
+        f"{report.model} ({report.path.name}, {mib(report.size)}), {report.threads} "
+        f"thread{'' if report.threads == 1 else 's'}:",
         f"  loaded in {report.load_s:.1f} s",
         f"  prompt ({report.prompt_format} format): {report.prompt_tokens} tokens in {report.prompt_s:.2f} s = "
         f"{report.prompt_tps:,.1f} tokens/s",
