@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from domain_drafter.core.bundle import load_bundled
@@ -167,3 +169,16 @@ def test_a_node_that_only_repeats_itself_is_tried_again_hotter_until_the_tempera
     assert temperatures == [0.8, 1.0, 1.2, 1.4, 1.5]          # then hotter is not possible: it gives up
     assert result.stopped == "exhausted" and result.calls == 1 + 2 * len(temperatures)
     assert options.child_temperature(0) == 0.8 and SearchOptions(temperature=0.0).child_temperature(5) == 0.0
+
+
+def test_an_expansion_s_children_are_asked_after_the_roots_prompts_in_turn(tiny_backend, evaluator, bundles):
+    """The first child after its parent's own root prompt, the next after the other roots' (other examples)."""
+    options = SearchOptions(budget=5, width=2, children=3)
+    result = run(bundles, tiny_backend, evaluator, options)
+    roots = [n for n in result.nodes if n.parent is None and n.repair_of is None]
+    children = [n for n in result.nodes if n.parent is not None and n.repair_of is None]
+    assert [n.seed for n in roots] == [0, 1] and len(children) == 3
+    own = result.nodes[children[0].parent].seed
+    assert [n.seed for n in children] == [own, (own + 1) % 2, own]
+    fixed = run(bundles, tiny_backend, evaluator, replace(options, rotate=False))
+    assert {n.seed for n in fixed.nodes if n.parent is not None} == {fixed.nodes[fixed.nodes[2].parent].seed}

@@ -33,7 +33,7 @@ _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", 
              "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search", "generators"}
 STRATEGIES = ("one-shot", "retries", "best-of", "search")
 _SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s", "repair",
-                "reheat"}
+                "reheat", "rotate"}
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def _search_table(raw: Any, fail) -> dict:
         fail("[search]: unknown key(s) " + ", ".join(sorted(bad)), "valid keys: " + ", ".join(sorted(_SEARCH_KEYS)),
              sorted(bad)[0])
     kinds = {"budget": int, "width": int, "children": int, "feedback": str, "temperature": float, "max_tokens": int,
-             "time_limit_s": float, "repair": bool, "reheat": float}
+             "time_limit_s": float, "repair": bool, "reheat": float, "rotate": bool}
     out = {}
     for key, value in raw.items():
         kind = kinds[key]

@@ -41,5 +41,6 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
         return SearchOptions(budget=budget, width=int(table.get("width", defaults.width)),
                              children=int(table.get("children", defaults.children)),
                              temperature=float(table.get("temperature", defaults.temperature)),
-                             reheat=float(table.get("reheat", defaults.reheat)), **common)
+                             reheat=float(table.get("reheat", defaults.reheat)),
+                             rotate=bool(table.get("rotate", defaults.rotate)), **common)
     raise ValueError(f"unknown strategy {strategy!r}")

@@ -85,6 +85,7 @@ class SearchOptions:
     policy: str = "best-first"                # or "linear": always expand the last answer (linear retries)
     repair: bool = True                       # judge a check-failing answer's quick fix too (core/answer_repair)
     reheat: float = DEFAULT_REHEAT            # temperature added per earlier expansion of a node
+    rotate: bool = True                       # an expansion's children after the roots' prompts in turn
 
     def child_temperature(self, expansions: int) -> float:
         """The temperature of a node's `expansions`-th expansion (0-based): hotter each time, so that a node
@@ -117,4 +118,4 @@ class SearchOptions:
         return {"budget": self.budget, "width": self.width, "children": self.children,
                 "feedback": self.feedback.value, "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "time_limit_s": self.time_limit_s, "policy": self.policy, "repair": self.repair,
-                "reheat": self.reheat}
+                "reheat": self.reheat, "rotate": self.rotate}
