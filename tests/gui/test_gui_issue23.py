@@ -164,6 +164,7 @@ def test_quitting_the_app_mid_benchmark_asks_first(qtbot, window, tiny_model, tm
         _answer_quit(qtbot, window, STOP_AND_QUIT)
         qtbot.waitUntil(lambda: not window.isVisible())                  # then the window closes: the app quits
     assert window.closing and ended.args[0] is JobOutcome.STOPPED       # stopped after the current answer, kept
+    assert dialog.worker is None     # the run's worker is let go with the run (it outlived it, found by the soak)
     summary = dialog.last_summary
     assert summary.cancelled and summary.evaluated < summary.total
     assert window.quit_box is None

@@ -341,6 +341,8 @@ class BenchmarkDialog(QDialog):
 
     def _on_done(self, kind: JobKind, outcome: JobOutcome) -> None:
         """After the worker's own signal and the runner's bookkeeping: the buttons are right when we say so."""
+        if kind is JobKind.BENCHMARK:
+            self.worker = None   # the run's worker (its spec, its relay) goes with the run; the summary stays
         self._update()
         if outcome is JobOutcome.FINISHED and kind is JobKind.REPORT:
             outcome = JobOutcome.REPORTED
