@@ -182,3 +182,36 @@ def test_forty_generate_rounds_in_the_main_window(qtbot, window, tiny_model):
     assert rss_warm is not None and process_rss() - rss_warm < 16 * 2**20
     if MORTAL_NONE:
         assert abs(drift) < SESSION_DRIFT, f"None's reference count moved by {drift} during the session"
+
+
+SEARCHES = 12
+
+
+def test_draft_until_proven_again_and_again(qtbot, window, tiny_model):
+    """A dozen searches in a row, over two actions: each lists one row per answer it judged, the same action
+    gives the same tree every time (decoding seeds come from the search's seed and the node), every job gives
+    its model lease and its thread back, and memory after the first rounds stays flat."""
+    import gc
+
+    from PySide6.QtCore import QThreadPool
+    from test_gui_search import use_tiny_model
+
+    use_tiny_model(window, tiny_model, search_budget=4, search_width=2)
+    panel = window.candidates.panel
+    trees: dict[str, list[str]] = {}
+    rss_warm = None
+    for i in range(SEARCHES):
+        action = ("pick", "drop")[i % 2]
+        select(qtbot, window, "gripper", action)
+        assert run_job(qtbot, window, window.toolbar.search_action.trigger) == ("generate", "finished")
+        qtbot.waitUntil(lambda: not window.runner.busy, timeout=30_000)
+        answers = sorted(c.answer for c in panel.model.candidates)
+        assert len(answers) >= 4 and all(c.score is not None for c in panel.model.candidates)
+        assert trees.setdefault(action, answers) == answers, f"search {i} changed its tree"
+        assert window.state.models.users() == 0
+        if i == 3:
+            gc.collect()
+            rss_warm = process_rss()
+    assert QThreadPool.globalInstance().activeThreadCount() == 0
+    gc.collect()
+    assert rss_warm is not None and process_rss() - rss_warm < 16 * 2**20
