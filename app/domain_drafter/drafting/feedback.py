@@ -126,7 +126,10 @@ def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | 
     check = check if check is not None else (result.check if result is not None else None)
     if check is None:
         return None
-    needs_reach = check.passed and (result is None or result.result_class is ResultClass.DIFFERENT_DOMAIN)
+    # what the answer's domain can reach: for the NoPlan words (without a reference, only when some problem has
+    # no plan) and the landmarks; never explored for an answer whose problems all stay solvable
+    needs_reach = check.passed and (any(s is False for s in solvable) if result is None
+                                    else result.result_class is ResultClass.DIFFERENT_DOMAIN)
     reach = None
     if needs_reach and check.action is not None:
         domain = answer_domain(bundle, action, check)
