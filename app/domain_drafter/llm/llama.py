@@ -24,7 +24,6 @@ whole vocabulary (see grammar_sampler.GrammarGreedy). The chosen token is the on
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -36,11 +35,12 @@ from typing import TYPE_CHECKING, Any
 from domain_drafter.core.errors import ContextTooSmallError, ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.abort import AbortOnCancel
-from domain_drafter.llm.amx import ModelParamsPatch, cpu_has_amx
+from domain_drafter.llm.amx import ModelParamsPatch, _cpu_count, cpu_has_amx, default_threads  # noqa: F401 - re-exported
 from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
 from domain_drafter.llm.chat_format import apply_chat_template, chat_prompt_tokens, model_chat_template
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
 from domain_drafter.llm.llama_log import CaptureLog, load_lock
+from domain_drafter.llm.prefix_store import DEFAULT_STATES, PrefixStore
 from domain_drafter.llm.sequence import CallbackError, Pieces, Sequence
 
 if TYPE_CHECKING:
@@ -67,26 +67,6 @@ def _import_llama_cpp() -> Any:
     except ImportError as e:
         raise ModelError(f"llama-cpp-python is not installed ({e})", hint=_INSTALL_HINT) from e
     return llama_cpp
-
-
-def _cpu_count() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def default_threads() -> int:
-    """Half the CPUs the process may use (at least 1), for prompt evaluation and decoding alike.
-
-    On SMT machines that is about one thread per physical core, which is llama.cpp's own
-    heuristic. llama.cpp's threads spin while they wait for each other, so a thread whose core is
-    taken by another process stalls all the others. Gemma-3 270M on a 2-vCPU VM: with the machine
-    otherwise idle, 2 threads decode at 40 tok/s and 1 thread at 24; with one busy process
-    beside, 2 threads fall to 18 tok/s (once, with more load, to 0.5 tok/s) while 1 thread keeps
-    24. Pass n_threads explicitly on a machine reserved for the model.
-    """
-    return max(1, _cpu_count() // 2)
 
 
 class LlamaCppBackend:
@@ -121,6 +101,7 @@ class LlamaCppBackend:
         prompt_format: PromptFormat = "completion",
         prompt_chunk: int | None = None,
         n_ctx_per_seq: int | None = None,
+        prefix_states: int = DEFAULT_STATES,
     ):
         self.model_path = Path(model_path).expanduser()
         # Cheap header checks first: some bad files make llama.cpp abort the whole process.
@@ -137,6 +118,7 @@ class LlamaCppBackend:
         self._batcher: Any = None  # batch.BatchDecoder, made at the first batched call
         self.last_reused_tokens = 0  # prompt tokens the last generate() took from the cache
         self._clean = 0  # cached positions computed in whole prompt chunks (exact as a fresh evaluation)
+        self._prefixes = PrefixStore(llama_cpp, prefix_states if reuse_prompt_cache else 0)
         self._lock = threading.Lock()
         threads = n_threads or default_threads()
         if extra_buffers is None:
@@ -365,8 +347,15 @@ class LlamaCppBackend:
                 keep += 1
             keep = min(keep, len(tokens) - 1)  # re-evaluate at least one token to get its logits
             keep -= keep % chunk
-            if keep > 0 and not self._seq_rm(keep):
-                keep = 0
+        if self._reuse:   # an earlier prompt's state that shares more (llm/prefix_store.py)
+            state, reach = self._prefixes.best(tokens, chunk)
+            if state is not None and reach > keep:
+                self._forget_cache()
+                keep = reach if self._prefixes.restore(llm.ctx, state) else 0
+                if keep:   # the cache now holds the state's tokens (the comparison next time reads them)
+                    llm.input_ids[: len(state.tokens)] = state.tokens
+        if keep > 0 and not self._seq_rm(keep):
+            keep = 0
         if keep == 0:
             self._forget_cache()
         llm.n_tokens = self._clean = self.last_reused_tokens = i = keep
@@ -385,6 +374,8 @@ class LlamaCppBackend:
         if i < len(tokens):   # cancelled before the prompt was read
             self._forget_cache()
             return False
+        if self._reuse:
+            self._prefixes.save(llm.ctx, tokens, self._clean)
         return True
 
     def _seq_rm(self, keep: int) -> bool:

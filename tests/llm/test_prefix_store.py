@@ -1,0 +1,79 @@
+"""The KV states of earlier prompts (llm/prefix_store.py), on the real tiny model: a prompt that shares a
+root with any of them reads only the rest, and the answers are byte-identical to a fresh read.
+
+The prompts are the search's: four root prompts (other context examples), then children that are a root,
+an answer and its feedback, asked after the roots in turn.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.core.prompt import build_prompt, load_template
+from domain_drafter.drafting.loop import follow_up
+from domain_drafter.llm.backend import DecodingOptions
+
+GREEDY = DecodingOptions(max_tokens=24, stop=())
+SAMPLED = DecodingOptions(max_tokens=24, stop=(), temperature=0.9, seed=11)
+
+
+@pytest.fixture(scope="module")
+def prompts():
+    pool = load_bundled()
+    bundle = next(b for b in pool if b.name == "blocksworld")
+    template = load_template()
+    roots = [build_prompt(bundle, "stack", pool, seed=s, template=template).text for s in range(4)]
+    children = [follow_up(roots[(j + 1) % 4], "(:action stack :parameters (?x ?y))",
+                          f"missing precondition (clear ?y) number {j}: add it to the precondition", template)
+                for j in range(6)]
+    return roots, children
+
+
+def answers(tiny_model, sequence, **kw):
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    out, reused = [], []
+    with LlamaCppBackend(tiny_model, n_ctx=4096, **kw) as backend:
+        for prompt, options in sequence:
+            out.append(backend.generate(prompt, options).text)
+            reused.append(backend.last_reused_tokens)
+        chunk = backend.prompt_chunk
+        whole = {str(p): len(backend.tokenize(str(p))) // chunk * chunk for p, _ in sequence}
+        return out, reused, (backend._prefixes.restored, chunk, whole)
+
+
+def test_a_child_after_another_root_reads_only_its_new_turns_and_writes_the_same(tiny_model, prompts):
+    roots, children = prompts
+    sequence = [(r, GREEDY) for r in roots] + [(c, SAMPLED if i % 2 else GREEDY) for i, c in enumerate(children)]
+    kept, reused, (restored, _chunk, whole) = answers(tiny_model, sequence)
+    fresh, reused_none, _ = answers(tiny_model, sequence, reuse_prompt_cache=False)
+    alone, reused_alone, _ = answers(tiny_model, sequence, prefix_states=0)   # the last prompt's cache only
+    assert kept == fresh == alone                                  # byte-identical, whatever ran before
+    assert set(reused_none) == {0}
+    for j, count in enumerate(reused[4:]):                         # each child: the whole chunks of its root
+        root = whole[roots[(j + 1) % 4]]
+        assert count >= root > 0, (j, count, root)
+    assert restored >= 5 and sum(reused[4:]) > 2 * sum(reused_alone[4:])
+
+
+def test_the_store_keeps_one_state_per_root_and_the_most_recently_used(tiny_model, prompts):
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    roots, children = prompts
+    with LlamaCppBackend(tiny_model, n_ctx=4096, prefix_states=2) as backend:
+        for prompt in roots:
+            backend.generate(prompt, GREEDY)
+        store = backend._prefixes
+        tokens = [tuple(backend.tokenize(str(root))) for root in roots]
+
+        def held() -> list[int]:
+            return sorted(i for i, t in enumerate(tokens) for s in store.states if s.tokens[:s.clean] == t[:s.clean])
+
+        # roots 1 and 3 share a long start (the same first example), so root 3 began from root 1's state,
+        # which made root 1 the more recently used than root 2
+        assert store.restored == 1 and held() == [1, 3]
+        backend.generate(children[1], GREEDY)        # after root 2: nothing to start from; root 1 is dropped
+        assert len(store.states) == 2 and store.restored == 1
+        backend.generate(children[2], GREEDY)        # after root 3: from its state, which the child's replaces
+        assert len(store.states) == 2 and store.restored == 2 and backend.last_reused_tokens >= 1024
