@@ -25,11 +25,11 @@ __all__ = ["STRATEGIES", "strategy_options"]
 
 def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
     """The search shape that `strategy` stands for, at the spec's budget."""
-    table = dict(spec.search)
-    budget = int(table.get("budget", SearchOptions().budget))
+    table, defaults = dict(spec.search), SearchOptions()
+    budget = int(table.get("budget", defaults.budget))
     feedback = Feedback(table.get("feedback", Feedback.ALL.value))
     common = dict(feedback=feedback, max_tokens=table.get("max_tokens"), time_limit_s=table.get("time_limit_s"),
-                  repair=bool(table.get("repair", True)))
+                  repair=bool(table.get("repair", defaults.repair)))
     if strategy == "one-shot":
         return SearchOptions(budget=1, width=1, children=1, **{**common, "repair": False})
     if strategy == "retries":
@@ -37,7 +37,6 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
     if strategy == "best-of":
         return SearchOptions(budget=budget, width=budget, children=1, **common)
     if strategy == "search":
-        defaults = SearchOptions()
         return SearchOptions(budget=budget, width=int(table.get("width", defaults.width)),
                              children=int(table.get("children", defaults.children)),
                              temperature=float(table.get("temperature", defaults.temperature)),

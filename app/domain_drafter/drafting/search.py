@@ -183,8 +183,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     nodes: list[SearchNode] = []
     seen: dict[str, int] = {}           # merge key -> the node judged first
     frontier: list[tuple[tuple, int, int]] = []   # (judgement key, expansions, node id)
-    exhausted: set[int] = set()         # nodes whose last expansion wrote nothing new: rest until the others had a turn
-    resting: list[tuple[tuple, int, int]] = []
+    resting: list[tuple[tuple, int, int]] = []    # nodes whose last expansion wrote nothing new: until the others had a turn
     spent = {"generated": 0, "prompt": 0, "calls": 0}
     judge_s = [0.0]
 
@@ -265,18 +264,13 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                     if options.child_temperature(expansions) > options.child_temperature(expansions - 1):
                         heapq.heappush(frontier, entry)
                 resting.clear()
-                exhausted.clear()
                 continue
             if options.policy == "linear":
                 parent = nodes[-1] if nodes[-1].duplicate_of is None else nodes[nodes[-1].duplicate_of]
                 node_id, expansions = parent.id, sum(1 for n in nodes if n.parent == parent.id)
             else:
                 key, expansions, node_id = heapq.heappop(frontier)
-                if node_id in exhausted:
-                    resting.append((key, expansions, node_id))
-                    continue
                 parent = nodes[node_id]
-                heapq.heappush(frontier, (key, expansions + 1, node_id))
             own = parent.seed - draft.seed
             fresh = 0
             for c in range(options.children):
@@ -294,8 +288,12 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 fresh += node.duplicate_of is None
                 if node.judgement.equivalent:
                     return finish("equivalent")
-            if not fresh and options.policy != "linear":
-                exhausted.add(node_id)      # it only repeats itself and its siblings: spend the calls elsewhere
+            if options.policy != "linear":
+                entry = (key, expansions + 1, node_id)
+                if fresh:
+                    heapq.heappush(frontier, entry)
+                else:           # it only repeats itself and its siblings: spend the calls elsewhere first
+                    resting.append(entry)
         return finish(why)
     except Cancelled:
         return finish("cancelled")
