@@ -157,3 +157,26 @@ def test_an_accepted_action_survives_sigkill_right_after_accept(copy, tmp_path):
     assert again.accepted_action("put-down") != copy.reference.action("put-down")
     assert not list(folder.glob(".*.tmp"))       # no half-written temp file left behind
     assert json.loads((folder / HISTORY_FILE).read_text())["actions"][1]["accepted"].startswith("(:action put-down")
+
+
+def test_saving_a_copy_carries_the_tests_file_and_binds_it_there(bundles, tmp_path, monkeypatch):
+    from domain_drafter.core.tests_files import domain_tests_of, tests_file_of
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))     # no user copy of blocksworld
+    shipped = bundles["blocksworld"].folder / "tests.toml"
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    folder = copy.save(tmp_path / "mine")
+    assert (folder / "tests.toml").read_bytes() == shipped.read_bytes()
+    # the copy's tests are now the saved folder's: read there, written there (the Tests panel's file)
+    assert tests_file_of(copy.bundle) == folder / "tests.toml"
+    assert copy.bundle.folder == folder and {p.path.parent for p in copy.bundle.problems} == {folder / "problems"}
+    assert domain_tests_of(copy.bundle) is not None
+    # a later save never overwrites the tests the author wrote there since
+    (folder / "tests.toml").write_text("# mine\n", encoding="utf-8")
+    copy.accept("put-down", PUT_DOWN)
+    copy.save()
+    assert (folder / "tests.toml").read_text(encoding="utf-8") == "# mine\n"
+    # saved elsewhere, the folder's own tests go along
+    other = copy.save(tmp_path / "other")
+    assert (other / "tests.toml").read_text(encoding="utf-8") == "# mine\n"
+    assert WorkingCopy.open(other).bundle.folder == other

@@ -240,3 +240,21 @@ def test_the_case_list_model_passes_the_model_tester(qtmodeltester, bundles):
     model.set_rows(case_rows(tests.cases, run_tests(bundle.domain, tests)))   # same cases: updated in place
     assert resets == [] and {model.index(r).data(VerdictRole) for r in range(model.rowCount())} == {"pass"}
     qtmodeltester.check(model)
+
+
+def test_after_save_as_the_tests_tab_reads_and_writes_the_saved_folders_file(qtbot, bundles, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
+    before = bundled_files()
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["blocksworld"]))
+    shipped = len(verdicts(win))
+    folder = tmp_path / "my-blocksworld"
+    with qtbot.waitSignals([win.saved, win.tests.ran], timeout=RUN_MS):   # saved, then run on that folder's file
+        win.save_to(folder)
+    assert win.tests.path == folder / "tests.toml" and (folder / "tests.toml").is_file()
+    reachable = next(n for n in verdicts(win) if win.tests.last.tests.case(n).kind is CaseKind.REACHABLE)
+    click_case(qtbot, win, reachable)
+    rerun(qtbot, win, lambda: qtbot.mouseClick(win.tests.panel.keep_button, Qt.MouseButton.LeftButton))
+    assert f"[cases.kept-{reachable}-1]" in (folder / "tests.toml").read_text()
+    assert len(verdicts(win)) == shipped + 1
+    assert not (tmp_path / "data" / "domains" / "blocksworld").exists()   # no user copy of the bundled domain
+    assert bundled_files() == before

@@ -26,11 +26,13 @@ from domain_drafter.core.bundle import (
     load_bundle_path,
 )
 from domain_drafter.core.descriptions import Descriptions, PredicateText, placeholders
+from domain_drafter.core.domain_tests import TESTS_FILE
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
 from domain_drafter.core.model import ActionSchema, Domain
 from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.reader import read_domain
 from domain_drafter.core.scaffold import descriptions_toml, scaffold
+from domain_drafter.core.tests_files import tests_file_of
 from domain_drafter.drafting.history import (
     FORMAT,
     HISTORY_FILE,
@@ -61,6 +63,18 @@ class WorkingCopy:
         self.on_change: Callable[[], None] | None = None   # instead of saving at once after a change
         path = bundle.descriptions.path if bundle.descriptions is not None else None
         self._descriptions_source = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder the working copy saves into, or None before its first save."""
+        return self._folder
+
+    @folder.setter
+    def folder(self, folder: Path | None) -> None:
+        # bound to a folder, the bundle is that folder's: its tests file is the one read and written there
+        self._folder = Path(folder) if folder is not None else None
+        if self._folder is not None and self.bundle.folder != self._folder:
+            self.bundle = rebased(self.bundle, self._folder)
 
     # ------------------------------------------------------------ building
 
@@ -331,6 +345,7 @@ class WorkingCopy:
         if folder is None:
             raise UsageError("this working copy has no folder yet", hint="save it into a folder first")
         self.write(folder, self.snapshot())
+        carry_tests(self.bundle, folder)
         self.folder = folder
         self.dirty = False
         return folder
@@ -340,6 +355,20 @@ class WorkingCopy:
         if not self._descriptions_edited and self._descriptions_source is not None:
             return self._descriptions_source  # unchanged: keep the author's comments
         return descriptions_toml(self.descriptions, self.working_domain())
+
+
+def rebased(bundle: DomainBundle, folder: Path) -> DomainBundle:
+    """`bundle` as saved into `folder` (where `snapshot` puts its files)."""
+    problems = tuple(dataclasses.replace(p, path=folder / PROBLEMS_DIR / p.path.name) for p in bundle.problems)
+    return dataclasses.replace(bundle, path=folder / DOMAIN_FILE, problems=problems)
+
+
+def carry_tests(bundle: DomainBundle, folder: Path) -> None:
+    """Copy the domain's tests file into `folder` when it has none yet; never over the one there (the Tests
+    panel writes that file itself, so an older copy of it must not overwrite a case just saved)."""
+    source, target = tests_file_of(bundle), folder / TESTS_FILE
+    if source.is_file() and not target.exists() and source.resolve() != target.resolve():
+        atomic_write_bytes(target, source.read_bytes())
 
 
 def rename_variables(text: str, mapping: dict[str, str]) -> str:

@@ -107,9 +107,9 @@ def try_job(workspace: WorkingCopy, name: str, planner: KStarPlanner, text: str,
 
 
 def autosave_job(workspace: WorkingCopy, folder: Path, *, task: TaskState) -> Path:
-    """Write a detached copy as a bundle folder: its texts are computed here, off the GUI thread."""
-    WorkingCopy.write(folder, workspace.snapshot())
-    return folder
+    """Write a detached copy as a bundle folder (and the tests file it had, into a folder without one): its
+    texts are computed here, off the GUI thread. The copy is bound there; the GUI binds the original on `done`."""
+    return workspace.save(folder)
 
 
 def export_job(path: Path, workspace: WorkingCopy, *, task: TaskState) -> Path:

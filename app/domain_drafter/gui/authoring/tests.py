@@ -186,6 +186,10 @@ class AuthoringTests(QObject):
         if missing:
             self.watcher.addPaths(missing)
 
+    def folder_changed(self) -> None:
+        """The working copy was saved into a folder: its tests file is that folder's from now on."""
+        self._check_disk()
+
     def _check_disk(self) -> None:
         """The folder or the file changed: run again if the tests file is new or not as last seen."""
         self.path = tests_file_of(self.window.workspace.bundle)

@@ -337,6 +337,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
 
     def _on_saved(self, path: str) -> None:
         self._update_title()
+        self.tests.folder_changed()
         self.say(f"Saved to {path}")
         self.saved.emit(path)
 
