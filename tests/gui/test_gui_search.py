@@ -80,6 +80,11 @@ def test_authoring_draft_until_proven_fills_the_candidates_tab_and_a_pick_become
     win.select("drop")
     button = win.candidates.search_button
     assert button.isVisible() and button.isEnabled()
+    # in the row of buttons, right after Draft N, as wide as its neighbours (not a row of its own)
+    row = win.button_row
+    assert row.indexOf(button) == row.indexOf(win.draft_n_button) + 1
+    assert button.geometry().top() == win.draft_n_button.geometry().top()
+    assert button.width() < 2 * win.draft_n_button.width()
     assert run_authoring_job(qtbot, win, lambda: qtbot.mouseClick(button, Qt.MouseButton.LeftButton)) == "finished"
     panel = win.candidates.panel
     assert panel.model.rowCount() == 3 and win.tabs.currentWidget() is panel

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QPushButton, QTabWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTabWidget
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass
@@ -45,6 +45,7 @@ class CandidatesHost(Protocol):
     enabling: EnablingTable
     tabs: QTabWidget
     draft_n_button: QPushButton
+    button_row: QHBoxLayout
     editor: CodeEditor
 
     def selected(self) -> str | None: ...
@@ -115,9 +116,8 @@ class AuthoringCandidates(QObject):
         self.search_button.setToolTip("Draft until proven: re-prompt with each answer's feedback until one is proven "
                                       "Equivalent (or, with no reference, passes the checks, the problems and the "
                                       "domain's tests), at most the Settings' search budget of model calls")
-        row = window.draft_n_button.parentWidget().layout() if window.draft_n_button.parentWidget() else None
-        if row is not None:
-            row.insertWidget(row.indexOf(window.draft_n_button) + 1, self.search_button)
+        row = window.button_row
+        row.insertWidget(row.indexOf(window.draft_n_button) + 1, self.search_button)
         self.search_button.clicked.connect(self.search)
         window.enabling.add(self.search_button, can_draft)
 

@@ -122,7 +122,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
                   "judge": "Judge working copy", "restore": "Restore attempt", "compare": "Compare with reference"}
         for key, text in labels.items():
             setattr(self, f"{key}_button", QPushButton(text))
-        buttons = QHBoxLayout()
+        buttons = self.button_row = QHBoxLayout()    # the Candidates part puts Until proven after Draft N
         for key in ("draft_all", "stop", "draft", "draft_n", "accept", "revert", "add", "try", "judge"):
             buttons.addWidget(getattr(self, f"{key}_button"))
         buttons.addStretch(1)
