@@ -367,7 +367,7 @@ def carry_tests(bundle: DomainBundle, folder: Path) -> None:
     """Copy the domain's tests file into `folder` when it has none yet; never over the one there (the Tests
     panel writes that file itself, so an older copy of it must not overwrite a case just saved)."""
     source, target = tests_file_of(bundle), folder / TESTS_FILE
-    if source.is_file() and not target.exists() and source.resolve() != target.resolve():
+    if source.is_file() and not target.exists():   # (so never the same file as the source)
         atomic_write_bytes(target, source.read_bytes())
 
 
