@@ -135,7 +135,7 @@ def _model_stage(state: dict) -> tuple[str, str]:
     bundle = state["bundle"]
     path = resolve_model("default")
     prompt = build_prompt(bundle, ACTION, state["pool"])
-    decoding = DecodingOptions(grammar=ActionGrammar(bundle.domain, ACTION).to_gbnf())
+    decoding = ActionGrammar(bundle.domain, ACTION).decoding(DecodingOptions())
     with LlamaCppBackend(path) as backend:
         generation = backend.generate(prompt.text, decoding)
     state["answer"] = generation.text

@@ -167,6 +167,9 @@ def test_a_node_that_only_repeats_itself_is_tried_again_hotter_until_the_tempera
     assert all(n.duplicate_of == 0 for n in children)
     temperatures = sorted({round(n.temperature, 6) for n in children})
     assert temperatures == [0.8, 1.0, 1.2, 1.4, 1.5]          # then hotter is not possible: it gives up
+    # within an expansion too: a child after a sibling that repeated is asked hotter
+    assert [round(n.temperature, 6) for n in children[:4]] == [0.8, 1.0, 1.0, 1.2]
+    assert options.child_temperature(1, repeats=2) == pytest.approx(1.4) and options.child_temperature(9, 9) == 1.5
     assert result.stopped == "exhausted" and result.calls == 1 + 2 * len(temperatures)
     assert options.child_temperature(0) == 0.8 and SearchOptions(temperature=0.0).child_temperature(5) == 0.0
 

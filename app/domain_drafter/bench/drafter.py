@@ -99,8 +99,10 @@ class TaskDrafter:
         if row["grammar"]:
             ident = (bundle.name, row["action"])
             if ident not in self._grammars:
-                self._grammars[ident] = ActionGrammar(bundle.domain, row["action"], lock_signature=True).to_gbnf()
-            decoding = replace(decoding, grammar=self._grammars[ident])
+                self._grammars[ident] = ActionGrammar(bundle.domain, row["action"], lock_signature=True).decoding(
+                    DecodingOptions())
+            made = self._grammars[ident]
+            decoding = replace(decoding, grammar=made.grammar, literals=made.literals)
         return prompt, decoding
 
     def draft(self, row: Mapping, backend, task: TaskState | None = None,

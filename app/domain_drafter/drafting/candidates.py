@@ -127,7 +127,7 @@ def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> 
     decoding = options.decoding
     if options.grammar:
         grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
-        decoding = replace(decoding, grammar=grammar.to_gbnf())
+        decoding = grammar.decoding(decoding)
     return decoding
 
 

@@ -7,7 +7,7 @@ all run: prompt -> generation -> evaluation, kept round by round as data.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
@@ -96,8 +96,8 @@ def draft_action(
     decoding = options.decoding
     grammar_text = None
     if options.grammar:
-        grammar_text = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature).to_gbnf()
-        decoding = replace(decoding, grammar=grammar_text)
+        decoding = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature).decoding(decoding)
+        grammar_text = decoding.grammar
     rounds: list[DraftRound] = []
     text = prompt.text
     for attempt in range(options.retries + 1):

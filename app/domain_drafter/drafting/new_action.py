@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle
@@ -163,7 +163,7 @@ def write_new_action(prompt: Prompt, bundle: DomainBundle, name: str, backend: G
     decoding = options.decoding
     if options.grammar:
         grammar = ActionGrammar(vocabulary, name, lock_signature=options.lock_signature)
-        decoding = replace(decoding, grammar=grammar.to_gbnf())
+        decoding = grammar.decoding(decoding)
     done: list[NewActionRound] = []
     text: str = prompt.text
     for number in range(most):

@@ -66,7 +66,7 @@ DEFAULT_BUDGET = 16          # model calls per action (the issue's equal-cost bu
 DEFAULT_WIDTH = 4            # root answers, one per prompt seed
 DEFAULT_CHILDREN = 4         # answers per expansion
 DEFAULT_TEMPERATURE = 0.8    # the children's sampling temperature
-DEFAULT_REHEAT = 0.2         # added to it for each earlier expansion of the same node
+DEFAULT_REHEAT = 0.2         # added to it for each earlier expansion of the same node, and each repeat in one
 MAX_TEMPERATURE = 1.5        # the most a reheated expansion samples at
 SEARCH_POLICIES = ("best-first", "linear")
 
@@ -87,12 +87,13 @@ class SearchOptions:
     reheat: float = DEFAULT_REHEAT            # temperature added per earlier expansion of a node
     rotate: bool = True                       # an expansion's children after the roots' prompts in turn
 
-    def child_temperature(self, expansions: int) -> float:
-        """The temperature of a node's `expansions`-th expansion (0-based): hotter each time, so that a node
-        that wrote only repeats is re-expanded with more spread rather than given up."""
+    def child_temperature(self, expansions: int, repeats: int = 0) -> float:
+        """The temperature of a child in a node's `expansions`-th expansion (0-based) after `repeats` of its
+        siblings in this expansion wrote an answer judged before: hotter each time, so that a node whose
+        children repeat is asked with more spread rather than given up."""
         if not self.temperature:
             return 0.0
-        return min(MAX_TEMPERATURE, self.temperature + self.reheat * expansions)
+        return min(MAX_TEMPERATURE, self.temperature + self.reheat * (expansions + repeats))
 
     def __post_init__(self) -> None:
         for name in ("budget", "width", "children"):

@@ -8,7 +8,9 @@ completion format as the template's appended feedback block. Its `children` answ
 (temperature > 0, each with its own decoding seed), so that they differ from each other and from
 the parent. The frontier is ordered by class rank, then the agreement score (METHOD 6b), then the
 ARE; a node may be expanded again (after the nodes as good as it), each time at a higher temperature
-(`reheat`), and a node whose expansion wrote only repeats rests until the others have had their turn.
+(`reheat`, added again after each child that repeats an answer judged before: a 1.5B model copies its
+earlier answer at 0.8 and writes new ones at 1.2 to 1.4), and a node whose expansion wrote only repeats
+rests until the others have had their turn.
 The children of one expansion are asked after different root prompts (`rotate`: the first after the
 node's own, the others after the other prompt seeds', i.e. other context examples): measured on Qwen2.5-
 Coder 1.5B, an unchanged context makes it copy its earlier answer whatever the feedback says.
@@ -272,7 +274,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 key, expansions, node_id = heapq.heappop(frontier)
                 parent = nodes[node_id]
             own = parent.seed - draft.seed
-            fresh = 0
+            fresh = repeats = 0
             for c in range(options.children):
                 if out_of_budget():
                     break
@@ -282,10 +284,11 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 at = (own + c) % len(prompts) if options.rotate else own
                 child_prompt = follow_up(prompts[at].text, parent.answer, parent.feedback or _GENERIC, template)
                 seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
-                child_decoding = replace(decoding, temperature=options.child_temperature(expansions),
+                child_decoding = replace(decoding, temperature=options.child_temperature(expansions, repeats),
                                          seed=seed if options.temperature else draft.seed)
                 node = ask(child_prompt, child_decoding, parent, draft.seed + at)
                 fresh += node.duplicate_of is None
+                repeats += node.duplicate_of is not None
                 if node.judgement.equivalent:
                     return finish("equivalent")
             if options.policy != "linear":

@@ -8,7 +8,7 @@ next "Input:" or "Allowed Predicates:" (the start of the next few-shot example).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from domain_drafter.core.tasks import TaskState
@@ -60,6 +60,9 @@ class DecodingOptions:
     stop: tuple[str, ...] = PAPER_STOP
     seed: int = 0
     grammar: str | None = None  # GBNF text constraining the output, or None
+    # With an action grammar: the literals its precondition and its effect may hold (ActionGrammar.literal_sets).
+    # The local backend then never writes a literal twice in one section (llm/literal_guard.py); a server ignores it.
+    literals: tuple[tuple[str, ...], tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:

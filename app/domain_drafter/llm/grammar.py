@@ -25,6 +25,8 @@ from domain_drafter.core.model import EQUALITY, OBJECT, ActionSchema, Domain, ty
 
 # Each section holds at most this many literals, so an answer always fits the paper's 300-token budget.
 DEFAULT_MAX_LITERALS = 10
+# literal_sets() gives up (None: no literal guard) beyond this many literals in a section.
+MAX_ENUMERATED_LITERALS = 50_000
 _VARIABLE = "?[a-z][a-z0-9_-]*"
 
 
@@ -206,6 +208,49 @@ class ActionGrammar:
             raise TypeError(node)
 
         return walk(self._rules["root"])
+
+    def literal_sets(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """Every literal the precondition and the effect may hold, as written (for llm/literal_guard.py).
+
+        None when a section's literals cannot be listed: free variable names (an unlocked signature),
+        or more than MAX_ENUMERATED_LITERALS of them."""
+        def strings(node) -> list[str] | None:
+            if isinstance(node, _Lit):
+                return [node.text]
+            if isinstance(node, _Ref):
+                return strings(self._rules[node.name])
+            if isinstance(node, _Alt):
+                out: list[str] = []
+                for option in node.options:
+                    part = strings(option)
+                    if part is None:
+                        return None
+                    out += part
+                return out
+            if isinstance(node, _Seq):
+                out = [""]
+                for piece in node.parts:
+                    tails = strings(piece)
+                    if tails is None or len(out) * len(tails) > MAX_ENUMERATED_LITERALS:
+                        return None
+                    out = [a + b for a in out for b in tails]
+                return out
+            return None  # a free pattern or a repetition: not a finite list
+
+        sections = []
+        for name in ("pre-literal", "eff-literal"):
+            listed = strings(self._rules[name]) if self._rules[name].options else []
+            if listed is None:
+                return None
+            sections.append(tuple(dict.fromkeys(listed)))
+        return sections[0], sections[1]
+
+    def decoding(self, decoding):
+        """`decoding` (llm.backend.DecodingOptions) constrained to this grammar: its GBNF, and its literals so
+        that the local backend never writes a literal twice in one section."""
+        from dataclasses import replace
+
+        return replace(decoding, grammar=self.to_gbnf(), literals=self.literal_sets())
 
     def accepts_prefix(self, text: str) -> bool:
         """True if `text` can still be extended to a sentence of the language."""

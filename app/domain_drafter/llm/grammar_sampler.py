@@ -16,7 +16,32 @@ import numpy as np
 from domain_drafter.core.errors import ModelError
 
 # llama.cpp's llama_token_data {int32 id; float logit; float p;} as a numpy record.
-_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
+TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
+
+
+def token_array(lc: Any, data: np.ndarray) -> Any:
+    """A llama_token_data_array over a numpy array of TOKEN_DATA (no copy)."""
+    ptr = ctypes.cast(data.ctypes.data, lc.llama_token_data_p)
+    return lc.llama_token_data_array(data=ptr, size=len(data), selected=-1, sorted=False)
+
+
+class GrammarCheck:
+    """Which of some token ids a llama.cpp grammar sampler allows now, without changing its state."""
+
+    def __init__(self, lc: Any, grammar: Any, capacity: int):
+        self.lc, self.grammar = lc, grammar
+        self._small = np.zeros(capacity, dtype=TOKEN_DATA)
+        self._small_arr = token_array(lc, self._small)
+
+    def __call__(self, ids: np.ndarray) -> np.ndarray:
+        """True where the grammar allows the token (at most `capacity` ids)."""
+        n = len(ids)
+        buf = self._small[:n]
+        buf["id"] = ids
+        buf["logit"] = 0.0
+        self._small_arr.size = n
+        self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._small_arr))
+        return np.isfinite(buf["logit"])
 
 
 class GrammarGreedy:
@@ -39,26 +64,10 @@ class GrammarGreedy:
     def __init__(self, lc: Any, ctx: Any, vocab: Any, grammar: Any):
         self.lc, self.ctx, self.grammar = lc, ctx, grammar
         self.n_vocab = int(lc.llama_vocab_n_tokens(vocab))
-        self._small = np.zeros(min(self.TOP_MAX, self.n_vocab), dtype=_TOKEN_DATA)
-        self._small_arr = self._array(self._small)
+        self._check = GrammarCheck(lc, grammar, min(self.TOP_MAX, self.n_vocab))
         self._full: np.ndarray | None = None  # allocated at the first full check
         self._full_arr: Any = None
         self.counts = {"argmax": 0, "top": 0, "full": 0}
-
-    def _array(self, data: np.ndarray) -> Any:
-        lc = self.lc
-        ptr = ctypes.cast(data.ctypes.data, lc.llama_token_data_p)
-        return lc.llama_token_data_array(data=ptr, size=len(data), selected=-1, sorted=False)
-
-    def _check(self, ids: np.ndarray) -> np.ndarray:
-        """For the given token ids (at most TOP_MAX), True where the grammar allows them."""
-        n = len(ids)
-        buf = self._small[:n]
-        buf["id"] = ids
-        buf["logit"] = 0.0
-        self._small_arr.size = n
-        self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._small_arr))
-        return np.isfinite(buf["logit"])
 
     def sample(self, idx: int = -1) -> int:
         """The token for the logits of output row `idx` of the last decode (-1: the last one)."""
@@ -84,9 +93,9 @@ class GrammarGreedy:
                 return int(top[allowed[0]])
         self.counts["full"] += 1
         if self._full is None:
-            self._full = np.zeros(self.n_vocab, dtype=_TOKEN_DATA)
+            self._full = np.zeros(self.n_vocab, dtype=TOKEN_DATA)
             self._full["id"] = np.arange(self.n_vocab, dtype=np.int32)
-            self._full_arr = self._array(self._full)
+            self._full_arr = token_array(self.lc, self._full)
         self._full["logit"] = logits
         self._full_arr.size, self._full_arr.selected, self._full_arr.sorted = self.n_vocab, -1, False
         self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._full_arr))

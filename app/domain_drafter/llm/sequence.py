@@ -12,12 +12,16 @@ import codecs
 import ctypes
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
+
+import numpy as np
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import DecodingOptions, Generation, StopReason, StopScanner, make_stats
-from domain_drafter.llm.grammar_sampler import GrammarGreedy
+from domain_drafter.llm.grammar_sampler import TOKEN_DATA, GrammarCheck, GrammarGreedy, token_array
+from domain_drafter.llm.literal_guard import LiteralGuard
 from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
 
 
@@ -46,6 +50,9 @@ def grammar_sampler(lc: Any, vocab: Any, grammar: str, verbose: bool = False) ->
     return sampler
 
 
+TOP_K = 40   # sampling: the likeliest tokens drawn from
+
+
 def sampler_chain(lc: Any, vocab: Any, options: DecodingOptions, verbose: bool = False) -> Any:
     """A llama.cpp sampler chain: optional grammar, then greedy or top-k/top-p/temperature."""
     chain = lc.llama_sampler_chain_init(lc.llama_sampler_chain_default_params())
@@ -55,7 +62,7 @@ def sampler_chain(lc: Any, vocab: Any, options: DecodingOptions, verbose: bool =
         if options.temperature == 0.0:
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_greedy())
         else:
-            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_k(40))
+            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_k(TOP_K))
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_p(0.95, 1))
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_temp(options.temperature))
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_dist(options.seed & 0xFFFFFFFF))
@@ -99,8 +106,20 @@ class Sequence:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.scanner = StopScanner(options.stop)
         self._fast_mode = options.grammar is not None and options.temperature == 0.0 and fast_grammar
+        # under an action grammar that lists its literals: no literal twice in a section (llm/literal_guard.py)
+        self.guard = LiteralGuard(options.literals) if options.grammar is not None and options.literals else None
+        self._guard_check: GrammarCheck | None = None
+        self.grammar: Any = None      # sampling under the guard: the grammar, outside the chain (_sample_guarded)
+        self._full: np.ndarray | None = None
         if self._fast_mode:
             self.sampler = grammar_sampler(lc, vocab, options.grammar, verbose)
+        elif self.guard is not None:
+            self.grammar = grammar_sampler(lc, vocab, options.grammar, verbose)
+            try:
+                self.sampler = sampler_chain(lc, vocab, replace(options, grammar=None), verbose)
+            except BaseException:
+                lc.llama_sampler_free(self.grammar)
+                raise
         else:
             self.sampler = sampler_chain(lc, vocab, options, verbose)
 
@@ -113,11 +132,48 @@ class Sequence:
 
     def sample(self, ctx: Any, idx: int) -> int:
         """The next token from the logits of output row `idx` of the last decode (-1: the last row)."""
+        if self.grammar is not None:
+            return self._sample_guarded(ctx, idx)
+        if self.guard is not None:
+            self._ban_repeats(ctx, idx)
         if self._fast_mode:
             if self.fast is None:
                 self.fast = GrammarGreedy(self.lc, ctx, self.vocab, self.sampler)
             return self.fast.sample(idx)
         return self.lc.llama_sampler_sample(self.sampler, ctx, idx)
+
+    def _sample_guarded(self, ctx: Any, idx: int) -> int:
+        """What llama_sampler_sample does with the grammar first in the chain, with the repeats banned between
+        the grammar and the rest of the chain."""
+        lc = self.lc
+        n_vocab = int(lc.llama_vocab_n_tokens(self.vocab))
+        if self._full is None:
+            self._full = np.zeros(n_vocab, dtype=TOKEN_DATA)
+        full = self._full
+        full["id"] = np.arange(n_vocab, dtype=np.int32)
+        full["logit"] = np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
+        full["p"] = 0.0
+        arr = token_array(lc, full)
+        lc.llama_sampler_apply(self.grammar, ctypes.byref(arr))
+        logits = full["logit"]        # a view: the guard's bans land in the array the chain reads
+        self.guard.mask_refused(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), TOP_K)
+        lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))
+        if arr.selected < 0 or not np.isfinite(full["logit"][arr.selected]):
+            raise ModelError("the grammar allows no token of the model's vocabulary here", where="grammar",
+                             hint="check that every string the grammar allows can be spelled with the model's tokens")
+        tok = int(full["id"][arr.selected])
+        lc.llama_sampler_accept(self.grammar, tok)
+        lc.llama_sampler_accept(self.sampler, tok)
+        return tok
+
+    def _ban_repeats(self, ctx: Any, idx: int) -> None:
+        lc = self.lc
+        if self._guard_check is None:
+            grammar = self.sampler if self._fast_mode else lc.llama_sampler_chain_get(self.sampler, 0)
+            self._guard_check = GrammarCheck(lc, grammar, max(LiteralGuard.TOP, LiteralGuard.CHUNK))
+        n_vocab = int(lc.llama_vocab_n_tokens(self.vocab))
+        logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
+        self.guard.mask(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), self._guard_check)
 
     def accept(self, tok: int) -> bool:
         """Take the sampled token; True when the sequence is finished (self.reason says why)."""
@@ -126,7 +182,10 @@ class Sequence:
             self.t_first = time.perf_counter()
         if self.lc.llama_vocab_is_eog(self.vocab, tok):
             return self.finish("eos")
-        self._emit(self.scanner.feed(self._decoder.decode(self.pieces(tok))))
+        text = self._decoder.decode(self.pieces(tok))
+        if self.guard is not None:
+            self.guard.feed(text)
+        self._emit(self.scanner.feed(text))
         if self.scanner.stopped:
             return self.finish("stop")
         if self.n_gen >= self.max_new:
@@ -153,3 +212,6 @@ class Sequence:
         if self.sampler is not None:
             self.lc.llama_sampler_free(self.sampler)
             self.sampler = None
+        if self.grammar is not None:
+            self.lc.llama_sampler_free(self.grammar)
+            self.grammar = None

@@ -1,0 +1,184 @@
+"""Under an action grammar no literal is written twice in one section (llm/literal_guard.py).
+
+The rules on hand-written text, then real llama.cpp on the tiny model, greedy and sampled, one
+batch and one at a time: with the literals listed, no answer repeats a literal; without them the
+same decoding does (so the guard is what removes them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from domain_drafter.llm.backend import DecodingOptions
+from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.llm.literal_guard import LiteralGuard
+
+HEAD = "(:action load-airplane\n  :parameters (?pkg - package ?airplane - airplane ?place - airport)\n"
+
+
+def section_literals(text: str) -> list[list[str]]:
+    """The literals of each conjunction of an answer in the grammar's layout, in order."""
+    out = []
+    for marker in (":precondition (and", ":effect (and"):
+        at = text.find(marker)
+        if at < 0:
+            continue
+        body, found, depth, start = text[at + len(marker):], [], 0, 0
+        for i, ch in enumerate(body):
+            if ch == "(":
+                start = i if depth == 0 else start
+                depth += 1
+            elif ch == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+                if depth == 0:
+                    found.append(body[start:i + 1])
+        out.append(found)
+    return out
+
+
+def repeated(text: str) -> int:
+    return sum(len(lits) - len(set(lits)) for lits in section_literals(text))
+
+
+@pytest.fixture(scope="module")
+def airplane(bundles):
+    return LiteralGuard(ActionGrammar(bundles["logistics"].domain, "load-airplane").literal_sets())
+
+
+def test_the_grammar_lists_every_literal_of_each_section(bundles):
+    pre, eff = ActionGrammar(bundles["logistics"].domain, "load-airplane").literal_sets()
+    assert set(pre) == {"(at ?pkg ?place)", "(at ?airplane ?place)", "(in ?pkg ?airplane)"}
+    assert set(eff) == set(pre) | {f"(not {lit})" for lit in pre}
+    grammar = ActionGrammar(bundles["logistics"].domain, "load-airplane")
+    assert all(grammar.accepts_prefix(HEAD + "  :precondition (and " + lit) for lit in pre)
+
+
+def test_an_unlocked_signature_has_no_list(bundles):
+    assert ActionGrammar(bundles["logistics"].domain, "load-airplane", lock_signature=False).literal_sets() is None
+
+
+def test_a_repeat_is_banned_as_soon_as_it_is_certain(airplane):
+    airplane.text = HEAD + "  :precondition (and (in ?pkg ?airplane) "
+    state = airplane.state()
+    assert state == (0, {"(in ?pkg ?airplane)", "(not (in ?pkg ?airplane))"}, "")
+    assert airplane.repeats("(in", state)                  # the only `in` literal is written
+    assert airplane.repeats(" (in", state)
+    assert airplane.repeats("(in ?pkg ?airplane)", state)
+    assert not airplane.repeats("(at", state)               # two `at` literals are left
+    assert not airplane.repeats(")", state)                 # closing the conjunction is always free
+    airplane.text = HEAD + "  :precondition (and (in ?pkg ?airplane) (at ?pkg ?place) (at"
+    state = airplane.state()
+    assert state[0] == 0 and {"(in ?pkg ?airplane)", "(at ?pkg ?place)"} <= state[1] and state[2] == "(at"
+    assert airplane.repeats(" ?pkg", state) and not airplane.repeats(" ?airplane", state)
+
+
+def test_each_section_counts_its_own_literals(airplane):
+    airplane.text = HEAD + "  :precondition (and (in ?pkg ?airplane))\n  :effect (and "
+    state = airplane.state()
+    assert state == (1, set(), "")
+    assert not airplane.repeats("(in ?pkg ?airplane)", state)      # written in the precondition only
+    airplane.text += "(in ?pkg ?airplane) (not (at ?pkg ?place)) (not"
+    state = airplane.state()
+    assert not airplane.repeats(" (at ?airplane", state)
+    assert airplane.repeats(" (at ?pkg ?place)", state)       # written already
+    airplane.text = airplane.text[:-len("(not")]
+    assert airplane.repeats("(not (in", airplane.state())       # the negation of a literal written
+
+
+def test_a_literal_and_its_negation_are_never_both_written(bundles):
+    guard = LiteralGuard(ActionGrammar(bundles["blocksworld"].domain, "pick-up").literal_sets())
+    guard.text = "(:action pick-up\n  :parameters (?x - block)\n  :precondition (and)\n  :effect (and (clear ?x) (not (holding"
+    assert not guard.repeats(" ?x)", guard.state())     # (not (holding ?x)) with (clear ?x): allowed
+    guard.text += " ?x)) (not (clear"
+    assert guard.repeats(" ?x", guard.state())          # (not (clear ?x)) with (clear ?x): banned
+    guard.text = guard.text[:-len(" (not (clear")] + " (holding"
+    assert guard.repeats(" ?x", guard.state())          # (holding ?x) with (not (holding ?x)): banned
+
+
+def test_a_space_is_banned_when_no_literal_is_left_to_write(airplane):
+    airplane.text = HEAD + "  :precondition (and (in ?pkg ?airplane) (at ?pkg ?place) (at ?airplane ?place)"
+    state = airplane.state()
+    assert airplane.repeats(" ", state) and not airplane.repeats(")", state)
+
+
+def test_outside_a_conjunction_nothing_is_banned(airplane):
+    logits = np.zeros(8, dtype=np.float32)
+    for text in (HEAD, HEAD + "  :precondition (and (in ?pkg ?airplane))\n"):
+        airplane.text = text
+        assert airplane.state() is None
+        assert airplane.mask(logits, lambda t: "(in", lambda ids: np.ones(len(ids), bool)) == 0
+    assert np.all(np.isfinite(logits))
+
+
+def test_mask_never_bans_the_last_way_on(airplane):
+    airplane.text = HEAD + "  :precondition (and (in ?pkg ?airplane) "
+    pieces = {0: "(in", 1: "(at", 2: " (in"}
+    logits = np.array([3.0, 1.0, 2.0], dtype=np.float32)
+    assert airplane.mask(logits, pieces.__getitem__, lambda ids: np.ones(len(ids), bool)) == 2
+    assert list(np.isfinite(logits)) == [False, True, False]
+    logits = np.array([3.0, 1.0, 2.0], dtype=np.float32)   # the grammar refuses "(at": nothing else is left
+    assert airplane.mask(logits, pieces.__getitem__, lambda ids: ids != 1) == 0
+    assert np.all(np.isfinite(logits))
+
+
+def test_mask_looks_past_the_likeliest_tokens_for_a_way_on(airplane):
+    airplane.text = HEAD + "  :precondition (and (in ?pkg ?airplane) "
+    n = LiteralGuard.TOP + 10
+    logits = np.arange(n, 0, -1).astype(np.float32)        # token 0 likeliest
+
+    def piece(tok: int) -> str:
+        return "(at" if tok == n - 1 else "(in"
+
+    assert airplane.mask(logits, piece, lambda ids: np.ones(len(ids), bool)) == n - 1
+    assert int(np.argmax(logits)) == n - 1
+
+
+def test_for_sampling_every_repeat_above_the_top_k_ways_on_is_banned(airplane):
+    airplane.text = HEAD + "  :precondition (and (in ?pkg ?airplane) "
+    pieces = ["(in", "(at", "(in", "(at", "(in", "(at"]
+    logits = np.array([6, 5, 4, 3, 2, -np.inf], dtype=np.float32)   # token 5: refused by the grammar
+    assert airplane.mask_refused(logits, pieces.__getitem__, keep=2) == 2      # 0 and 2; 4 is below two ways on
+    assert list(np.isfinite(logits)) == [False, True, False, True, True, False]
+    only_repeats = np.array([6, -np.inf, 4, -np.inf, 2, -np.inf], dtype=np.float32)
+    assert airplane.mask_refused(only_repeats, pieces.__getitem__, keep=2) == 0
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.9])
+def test_no_answer_of_the_tiny_model_repeats_a_literal(tiny_backend, bundles, temperature):
+    """Every action of three domains: the guard removes the repeats the same decoding writes without it."""
+    written_without = 0
+    for name in ("blocksworld", "depot", "heavy-pack"):
+        bundle = bundles[name]
+        for action in bundle.action_names:
+            grammar = ActionGrammar(bundle.domain, action)
+            for seed in range(3):
+                base = DecodingOptions(temperature=temperature, seed=seed, max_tokens=300)
+                guarded = tiny_backend.generate(f"Write {action} {seed}", grammar.decoding(base))
+                bare = tiny_backend.generate(f"Write {action} {seed}", replace(base, grammar=grammar.to_gbnf()))
+                assert grammar.is_complete(guarded.text.strip()) or guarded.stats.stop_reason == "length"
+                assert repeated(guarded.text) == 0, guarded.text
+                written_without += repeated(bare.text)
+    assert written_without > 0
+
+
+def test_guarded_sampling_is_reproducible_for_a_seed(tiny_backend, bundles):
+    grammar = ActionGrammar(bundles["depot"].domain, "load")
+    options = grammar.decoding(DecodingOptions(temperature=0.9, seed=11))
+    first, again = (tiny_backend.generate("Write load", options).text for _ in range(2))
+    other = tiny_backend.generate("Write load", replace(options, seed=12)).text
+    assert first == again and repeated(first) == 0
+    assert other != first
+
+
+def test_batched_answers_repeat_no_literal_either(tiny_backend, bundles):
+    bundle = bundles["blocksworld"]
+    grammar = ActionGrammar(bundle.domain, "put-down")
+    options = [grammar.decoding(DecodingOptions(temperature=t, seed=s)) for t in (0.0, 0.9) for s in range(3)]
+    answers = tiny_backend.generate_batch([f"Write put-down {i}" for i in range(len(options))], options)
+    assert all(repeated(a.text) == 0 for a in answers)
+    assert all(grammar.is_complete(a.text.strip()) for a in answers)
