@@ -8,12 +8,9 @@ must hold after the last step.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from domain_drafter.core.bundle import load_bundled
-from domain_drafter.core.errors import PddlSyntaxError
 from domain_drafter.core.reader import read_domain, read_problem
 from domain_drafter.planning.validator import (
     VALID,
@@ -22,7 +19,6 @@ from domain_drafter.planning.validator import (
     PlanValidation,
     PlanValidator,
     plan_validation_from_dict,
-    read_plan,
 )
 
 PROBLEMS = [(b.name, pf.name) for b in load_bundled() for pf in b.problems]
@@ -388,56 +384,3 @@ def test_verdicts_round_trip_through_dicts(validators):
     assert plan_validation_from_dict(v.to_dict()) == v
     assert plan_validation_from_dict(VALID.to_dict()) == VALID
     assert v.to_dict()["kind"] == "unsatisfied precondition" and v.to_dict()["step"] == 1
-
-
-# ------------------------------------------------------------------------------- plan files
-
-VAL_STYLE = """; a plan as VAL and planners write it
-; cost = 6 (unit cost)
-0: (unstack c a) [1]
-1: (PUT-DOWN C) [1]
-
-0.000: (pick-up b)  [1.000]
-(stack b c)   ; b onto c
-[4] (pick-up a)
-(stack a b)
-"""
-
-
-def test_read_plan_reads_val_style_files(validators):
-    plan = read_plan(VAL_STYLE)
-    assert plan == BLOCKS_P01
-    assert validators["blocksworld", "p01"].validate(plan)
-
-
-def test_read_plan_of_an_empty_or_comment_only_file():
-    assert read_plan("") == ()
-    assert read_plan("; nothing\n\n   ; still nothing\n") == ()
-
-
-def test_read_plan_reads_several_steps_on_a_line():
-    assert read_plan("(pick-up b)(stack b c)") == (("pick-up", "b"), ("stack", "b", "c"))
-
-
-@pytest.mark.parametrize("text,line,column", [
-    ("(pick-up b)\n  pick-up a\n", 2, 3),             # no parentheses
-    ("(pick-up b)\n(pick-up a\n", 2, 1),              # unclosed step
-    ("(pick-up b) junk\n", 1, 13),                     # junk after a step
-    ("(pick-up b))\n", 1, 12),                         # stray closing parenthesis
-    ("(pick-up (b))\n", 1, 1),                         # nested parentheses
-    ("x: (pick-up b)\n", 1, 1),                        # not a step number
-    ("(pick-up b) [one]\n", 1, 13),                    # not a cost
-    ("\n\n   ()\n", 3, 4),                             # empty step
-])
-def test_read_plan_rejects_junk_with_line_and_column(text, line, column):
-    with pytest.raises(PddlSyntaxError) as caught:
-        read_plan(text, Path("plans/p01.plan"))
-    where = caught.value.where
-    assert (where.line, where.column) == (line, column)
-    assert where.path == Path("plans/p01.plan")
-    assert f"p01.plan:{line}:{column}" in str(caught.value)
-
-
-def test_read_plan_without_a_path_says_text():
-    with pytest.raises(PddlSyntaxError, match=r"<text>:1:1"):
-        read_plan("junk")
