@@ -208,6 +208,27 @@ def test_closing_with_unsaved_work_asks(qtbot, bundles):
     assert len(asked) == 2 and "not saved" in asked[0]
 
 
+def test_save_as_right_after_typing_keeps_the_typed_text_and_leaves_nothing_unsaved(qtbot, bundles, tmp_path):
+    """Typed text is kept after a pause (SCRATCH_DELAY_MS). Save as within that pause saved the copy without it,
+    and the window stayed unsaved (seen when a loaded machine let the pause end during the save)."""
+    win = open_window(qtbot, WorkingCopy.from_bundle(bundles["blocksworld"]))
+    win.select("put-down")
+    win.editor.setPlainText(PUT_DOWN)                                # typed: the pause timer runs
+    assert win._scratch_timer.isActive()
+    folder = tmp_path / "bw"
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        win.save_to(folder)
+    qtbot.wait(50)
+    assert not win._scratch_timer.isActive() and not win.workspace.dirty
+    assert WorkingCopy.open(folder).entry("put-down").scratch == PUT_DOWN
+    exported = tmp_path / "domain.pddl"
+    win.editor.setPlainText(PUT_DOWN.replace("(clear ?b) ", ""))
+    with qtbot.waitSignal(win.saved, timeout=JOB_MS):
+        win.export_to(exported)
+    assert win.workspace.entry("put-down").scratch == PUT_DOWN.replace("(clear ?b) ", "")
+    win.close()
+
+
 def test_parameters_are_read_as_typed_lists():
     assert [(p.name, p.type) for p in parse_parameters("?a ?b - room ?c")] == \
         [("?a", "room"), ("?b", "room"), ("?c", "object")]

@@ -341,11 +341,18 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         self.say(f"Saved to {path}")
         self.saved.emit(path)
 
+    def _flush_scratch(self) -> None:
+        """Keep the text typed in the editor (not yet kept: its pause timer is running) before a save reads the copy."""
+        if self._scratch_timer.isActive():
+            self._keep_scratch()
+
     def save_to(self, folder: Path) -> TaskWorker:
         """Write the working copy as a bundle folder (in the save worker) and bind it there."""
+        self._flush_scratch()
         return self.saver.save_to(Path(folder))
 
     def export_to(self, path: Path) -> TaskWorker:
+        self._flush_scratch()
         return self.saver.export_to(Path(path))
 
     def _ask_save_as(self) -> None:
@@ -354,8 +361,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
             self.save_to(folder)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self._scratch_timer.isActive():
-            self._keep_scratch()
+        self._flush_scratch()
         if self.workspace.dirty and self.workspace.folder is None and not self._closing:
             answer = QMessageBox.question(
                 self, "Unsaved work", f"The drafts of {self.workspace.name} are not saved. Save them first?",
