@@ -16,7 +16,7 @@ constraining the whole vocabulary only when that token is rejected (llm/llama.py
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import regex
@@ -248,8 +248,6 @@ class ActionGrammar:
     def decoding(self, decoding):
         """`decoding` (llm.backend.DecodingOptions) constrained to this grammar: its GBNF, and its literals so
         that the local backend never writes a literal twice in one section."""
-        from dataclasses import replace
-
         return replace(decoding, grammar=self.to_gbnf(), literals=self.literal_sets())
 
     def accepts_prefix(self, text: str) -> bool:

@@ -25,6 +25,29 @@ def token_array(lc: Any, data: np.ndarray) -> Any:
     return lc.llama_token_data_array(data=ptr, size=len(data), selected=-1, sorted=False)
 
 
+class FullVocab:
+    """The whole vocabulary as one llama_token_data_array, kept from step to step (no allocation per token)."""
+
+    def __init__(self, lc: Any, n_vocab: int):
+        self.data = np.zeros(n_vocab, dtype=TOKEN_DATA)
+        self._ids = np.arange(n_vocab, dtype=np.int32)
+        self.array = token_array(lc, self.data)
+
+    def load(self, logits: np.ndarray) -> Any:
+        """The array holding `logits` in id order, its size and order reset (a sampler may have sorted or cut
+        it), ready for llama_sampler_apply."""
+        self.data["id"] = self._ids
+        self.data["logit"] = logits
+        self.data["p"] = 0.0
+        self.array.size, self.array.selected, self.array.sorted = len(self.data), -1, False
+        return self.array
+
+
+def no_allowed_token() -> ModelError:
+    return ModelError("the grammar allows no token of the model's vocabulary here", where="grammar",
+                      hint="check that every string the grammar allows can be spelled with the model's tokens")
+
+
 class GrammarCheck:
     """Which of some token ids a llama.cpp grammar sampler allows now, without changing its state."""
 
@@ -65,8 +88,7 @@ class GrammarGreedy:
         self.lc, self.ctx, self.grammar = lc, ctx, grammar
         self.n_vocab = int(lc.llama_vocab_n_tokens(vocab))
         self._check = GrammarCheck(lc, grammar, min(self.TOP_MAX, self.n_vocab))
-        self._full: np.ndarray | None = None  # allocated at the first full check
-        self._full_arr: Any = None
+        self._full: FullVocab | None = None  # allocated at the first full check
         self.counts = {"argmax": 0, "top": 0, "full": 0}
 
     def sample(self, idx: int = -1) -> int:
@@ -93,18 +115,10 @@ class GrammarGreedy:
                 return int(top[allowed[0]])
         self.counts["full"] += 1
         if self._full is None:
-            self._full = np.zeros(self.n_vocab, dtype=TOKEN_DATA)
-            self._full["id"] = np.arange(self.n_vocab, dtype=np.int32)
-            self._full_arr = token_array(self.lc, self._full)
-        self._full["logit"] = logits
-        self._full_arr.size, self._full_arr.selected, self._full_arr.sorted = self.n_vocab, -1, False
-        self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._full_arr))
-        masked = self._full["logit"]
+            self._full = FullVocab(self.lc, self.n_vocab)
+        self.lc.llama_sampler_apply(self.grammar, ctypes.byref(self._full.load(logits)))
+        masked = self._full.data["logit"]
         tok = int(np.argmax(masked))
         if not np.isfinite(masked[tok]):
-            raise ModelError(
-                "the grammar allows no token of the model's vocabulary here",
-                where="grammar",
-                hint="check that every string the grammar allows can be spelled with the model's tokens",
-            )
+            raise no_allowed_token()
         return tok

@@ -20,7 +20,7 @@ import numpy as np
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import DecodingOptions, Generation, StopReason, StopScanner, make_stats
-from domain_drafter.llm.grammar_sampler import TOKEN_DATA, GrammarCheck, GrammarGreedy, token_array
+from domain_drafter.llm.grammar_sampler import FullVocab, GrammarCheck, GrammarGreedy, no_allowed_token
 from domain_drafter.llm.literal_guard import LiteralGuard
 from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
 
@@ -110,7 +110,7 @@ class Sequence:
         self.guard = LiteralGuard(options.literals) if options.grammar is not None and options.literals else None
         self._guard_check: GrammarCheck | None = None
         self.grammar: Any = None      # sampling under the guard: the grammar, outside the chain (_sample_guarded)
-        self._full: np.ndarray | None = None
+        self._full: FullVocab | None = None
         if self._fast_mode:
             self.sampler = grammar_sampler(lc, vocab, options.grammar, verbose)
         elif self.guard is not None:
@@ -148,20 +148,16 @@ class Sequence:
         lc = self.lc
         n_vocab = int(lc.llama_vocab_n_tokens(self.vocab))
         if self._full is None:
-            self._full = np.zeros(n_vocab, dtype=TOKEN_DATA)
-        full = self._full
-        full["id"] = np.arange(n_vocab, dtype=np.int32)
-        full["logit"] = np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
-        full["p"] = 0.0
-        arr = token_array(lc, full)
+            self._full = FullVocab(lc, n_vocab)
+        arr = self._full.load(np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,)))
         lc.llama_sampler_apply(self.grammar, ctypes.byref(arr))
-        logits = full["logit"]        # a view: the guard's bans land in the array the chain reads
+        data = self._full.data
+        logits = data["logit"]        # a view: the guard's bans land in the array the chain reads
         self.guard.mask_refused(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), TOP_K)
         lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))
-        if arr.selected < 0 or not np.isfinite(full["logit"][arr.selected]):
-            raise ModelError("the grammar allows no token of the model's vocabulary here", where="grammar",
-                             hint="check that every string the grammar allows can be spelled with the model's tokens")
-        tok = int(full["id"][arr.selected])
+        if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
+            raise no_allowed_token()
+        tok = int(data["id"][arr.selected])
         lc.llama_sampler_accept(self.grammar, tok)
         lc.llama_sampler_accept(self.sampler, tok)
         return tok
@@ -170,7 +166,7 @@ class Sequence:
         lc = self.lc
         if self._guard_check is None:
             grammar = self.sampler if self._fast_mode else lc.llama_sampler_chain_get(self.sampler, 0)
-            self._guard_check = GrammarCheck(lc, grammar, max(LiteralGuard.TOP, LiteralGuard.CHUNK))
+            self._guard_check = GrammarCheck(lc, grammar, LiteralGuard.CHUNK)   # mask asks about at most CHUNK ids
         n_vocab = int(lc.llama_vocab_n_tokens(self.vocab))
         logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
         self.guard.mask(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), self._guard_check)
