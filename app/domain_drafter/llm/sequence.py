@@ -51,10 +51,11 @@ def grammar_sampler(lc: Any, vocab: Any, grammar: str, verbose: bool = False) ->
 
 
 TOP_K = 40   # sampling: the likeliest tokens drawn from
+TOP_P = 0.95  # sampling: then the smallest set of them holding this much of the heated probability
 
 
 def sampler_chain(lc: Any, vocab: Any, options: DecodingOptions, verbose: bool = False) -> Any:
-    """A llama.cpp sampler chain: optional grammar, then greedy or top-k/top-p/temperature."""
+    """A llama.cpp sampler chain: optional grammar, then greedy or top-k, temperature, top-p."""
     chain = lc.llama_sampler_chain_init(lc.llama_sampler_chain_default_params())
     try:
         if options.grammar is not None:
@@ -62,9 +63,12 @@ def sampler_chain(lc: Any, vocab: Any, options: DecodingOptions, verbose: bool =
         if options.temperature == 0.0:
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_greedy())
         else:
+            # the temperature before top-p: top-p then keeps the nucleus of the heated distribution, so a
+            # hotter decoding draws from more tokens. After it (llama.cpp's default order) a token the model
+            # is sure of (p > 0.95, as when it copies its earlier answer) stays the only one at any temperature.
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_k(TOP_K))
-            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_p(0.95, 1))
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_temp(options.temperature))
+            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_p(TOP_P, 1))
             lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_dist(options.seed & 0xFFFFFFFF))
     except BaseException:
         lc.llama_sampler_free(chain)
