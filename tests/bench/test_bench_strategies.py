@@ -100,3 +100,20 @@ def test_a_proven_equivalent_found_by_a_quick_fix_is_counted_as_such():
     assert not _best_is_a_quick_fix(tree)
     assert not _best_is_a_quick_fix({"stats": {}})                   # a one-shot row has no tree
     assert not _best_is_a_quick_fix({"search": {"best": 5, "nodes": []}})
+
+
+def test_guided_search_is_a_grammar_only_column_whose_options_forbid_the_removed_literals(tmp_path, tiny_model):
+    from domain_drafter.bench.strategies import strategy_options
+
+    extra = STRATEGIES.replace("grammar = [true]", "grammar = [true, false]").replace(
+        '"best-of"]', '"best-of", "guided-search"]')
+    spec = load_spec(write_spec(tmp_path / "guided.toml", tiny_model, domains='["heavy-pack"]', extra=extra))
+    systems = {t.system for t in spec.tasks()}
+    assert system_name("tiny", True, "guided-search") in systems
+    assert system_name("tiny", False, "guided-search") not in systems      # the guard needs the grammar
+    assert system_name("tiny", False, "search") in systems
+    assert len(spec.tasks()) == 2 * (5 + 4)
+    guided, plain = strategy_options("guided-search", spec), strategy_options("search", spec)
+    assert guided.forbid_removed and not plain.forbid_removed
+    assert {k: v for k, v in guided.to_dict().items() if k != "forbid_removed"} == {
+        k: v for k, v in plain.to_dict().items() if k != "forbid_removed"}

@@ -64,6 +64,29 @@ def test_plans_word_missing_and_extra_effects_from_the_state_diff(evaluator, bun
     assert said is not None and ("extra effect" in said or "missing effect" in said), said
 
 
+LOAD_TRUCK = ("(:action load-truck :parameters (?pkg - package ?truck - truck ?place - place) "
+              ":precondition (and {pre}) :effect (and {eff}))")
+
+
+def test_the_extra_literals_the_feedback_says_to_take_out_are_listed_lifted(evaluator, bundles):
+    """As Qwen2.5-Coder 1.5B wrote load-truck: the removals (what a guided search child may not write) are the
+    feedback's "extra" literals over the action's parameters; a missing one is not a removal."""
+    from domain_drafter.planning.proof_types import proof_from_dict
+
+    bundle = bundles["logistics"]
+    right_pre, right_eff = "(at ?pkg ?place) (at ?truck ?place)", "(in ?pkg ?truck) (not (at ?pkg ?place))"
+    cases = {(right_pre, right_eff + " (not (at ?truck ?place))"): (("effect", "(not (at ?truck ?place))"),),
+             ("(in ?pkg ?truck) " + right_pre, right_eff): (("precondition", "(in ?pkg ?truck)"),),
+             (right_pre, "(in ?pkg ?truck)"): ()}
+    for (pre, eff), removals in cases.items():
+        result = evaluator.evaluate(bundle, "load-truck", LOAD_TRUCK.format(pre=pre, eff=eff))
+        state = result.proof.counterexample.state
+        assert state.removals == removals, state.issues
+        for section, literal in removals:
+            assert any(literal in issue and f"remove it from the {section}" in issue for issue in state.issues)
+        assert proof_from_dict(result.proof.to_dict()).counterexample.state.removals == removals
+
+
 def test_landmarks_name_what_every_reference_plan_needs_and_the_answer_lost(evaluator, bundles):
     bundle = bundles["blocksworld"]
     answer = mutated(bundles, "blocksworld", "pick-up", "(holding ?x)", "")

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import UsageError
@@ -185,3 +186,30 @@ def test_an_expansion_s_children_are_asked_after_the_roots_prompts_in_turn(tiny_
     assert [n.seed for n in children] == [own, (own + 1) % 2, own]
     fixed = run(bundles, tiny_backend, evaluator, replace(options, rotate=False))
     assert {n.seed for n in fixed.nodes if n.parent is not None} == {fixed.nodes[fixed.nodes[2].parent].seed}
+
+
+def test_guided_children_never_write_what_their_parent_was_told_to_take_out(tiny_backend, evaluator, bundles):
+    """forbid_removed: a child of a node whose distinguishing state says "extra ...: remove it" does not hold
+    that literal in that section; the plain search's children do write some of them (so the guard is why)."""
+    def held(answer: str) -> dict[str, set[str]]:
+        found = check_answer(answer, bundles["logistics"].domain, "load-truck").action
+        if found is None:
+            return {"precondition": set(), "effect": set()}
+        return {"precondition": {str(lit) for lit in found.precondition}, "effect": {str(lit) for lit in found.effect}}
+
+    def removals(node) -> tuple:
+        ev = node.judgement.evaluation
+        cx = ev.proof.counterexample if ev is not None and ev.proof is not None else None
+        return cx.state.removals if cx is not None else ()
+
+    options = SearchOptions(budget=12, width=2, children=3, feedback=Feedback.ALL)
+    draft = DraftOptions(decoding=DecodingOptions(max_tokens=200), grammar=True)
+    kept = {}
+    for guided in (False, True):
+        result = run(bundles, tiny_backend, evaluator, replace(options, forbid_removed=guided), draft=draft,
+                     domain="logistics", action="load-truck")
+        told = [(n, removals(result.nodes[n.parent])) for n in result.nodes
+                if n.parent is not None and n.repair_of is None and removals(result.nodes[n.parent])]
+        assert told, "no child of a node told to take a literal out: the test proves nothing"
+        kept[guided] = sum(lit in held(n.answer)[section] for n, rs in told for section, lit in rs)
+    assert kept[True] == 0 and kept[False] > 0

@@ -182,3 +182,36 @@ def test_batched_answers_repeat_no_literal_either(tiny_backend, bundles):
     answers = tiny_backend.generate_batch([f"Write put-down {i}" for i in range(len(options))], options)
     assert all(repeated(a.text) == 0 for a in answers)
     assert all(grammar.is_complete(a.text.strip()) for a in answers)
+
+
+def test_a_forbidden_literal_is_refused_from_the_start_of_its_section_only(bundles):
+    literals = ActionGrammar(bundles["logistics"].domain, "load-airplane").literal_sets()
+    guard = LiteralGuard(literals, forbidden=((), ("(not (at ?airplane ?place))",)))
+    guard.text = HEAD + "  :precondition (and "
+    assert not guard.repeats("(at ?airplane ?place)", guard.state())    # the precondition may hold it
+    guard.text += "(at ?airplane ?place))\n  :effect (and "
+    state = guard.state()
+    assert guard.repeats("(not (at ?airplane", state)                   # the only `at ?airplane` delete
+    assert not guard.repeats("(not (at ?pkg ?place))", state)
+    assert not guard.repeats("(at ?airplane ?place)", state)             # its complement is not forbidden
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.9])
+def test_the_tiny_model_never_writes_a_forbidden_literal(tiny_backend, bundles, temperature):
+    """The literals the guard is told to forbid never appear in their section, where the same decoding without
+    them writes some of them (so the guard is what keeps them out)."""
+    bundle = bundles["blocksworld"]
+    written_without = 0
+    for action in bundle.action_names:
+        grammar = ActionGrammar(bundle.domain, action)
+        pre, eff = grammar.literal_sets()
+        for seed in range(3):
+            base = grammar.decoding(DecodingOptions(temperature=temperature, seed=seed, max_tokens=300))
+            bare = tiny_backend.generate(f"Write {action} {seed}", base)
+            sections = section_literals(bare.text)
+            forbid = tuple(tuple(sorted(set(s))) for s in sections) if len(sections) == 2 else (pre[:2], eff[:2])
+            written_without += sum(len(s) for s in forbid)
+            guided = tiny_backend.generate(f"Write {action} {seed}", replace(base, forbidden=forbid))
+            for held, refused in zip(section_literals(guided.text), forbid):
+                assert not set(held) & set(refused), guided.text
+    assert written_without > 0

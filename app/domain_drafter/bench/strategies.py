@@ -7,7 +7,12 @@ judged by the same proof and stop at the first proven Equivalent:
 - retries: linear corrective rounds, each re-prompted with the last answer and its feedback,
   decoded greedily as the paper does (the baseline the search is measured against);
 - best-of: one greedy answer per prompt seed (seed, seed+1, ...), the best kept;
-- search: best-first over answers and their feedback (width roots, children sampled per expansion).
+- search: best-first over answers and their feedback (width roots, children sampled per expansion);
+- guided-search: the same search, but under the grammar a child may not write a literal its parent's
+  feedback told it to take out (the distinguishing state's extra precondition or effect, so it uses the
+  reference). The feedback is enforced, not only said; it is reported apart from search for that reason.
+  It runs with the grammar only (the guard that enforces it needs the grammar's literals): a spec's
+  free-decoding systems have no guided-search tasks.
 Retries, best-of and search judge a check-failing answer's quick fix too (`repair`, on unless the spec's
 [search] table says `repair = false`; core/answer_repair.py): it costs no model call and uses no reference.
 One-shot never does, so it stays the paper's protocol.
@@ -36,10 +41,11 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
         return SearchOptions(budget=budget, width=1, children=1, policy="linear", temperature=0.0, **common)
     if strategy == "best-of":
         return SearchOptions(budget=budget, width=budget, children=1, **common)
-    if strategy == "search":
+    if strategy in ("search", "guided-search"):
         return SearchOptions(budget=budget, width=int(table.get("width", defaults.width)),
                              children=int(table.get("children", defaults.children)),
                              temperature=float(table.get("temperature", defaults.temperature)),
                              reheat=float(table.get("reheat", defaults.reheat)),
-                             rotate=bool(table.get("rotate", defaults.rotate)), **common)
+                             rotate=bool(table.get("rotate", defaults.rotate)),
+                             forbid_removed=strategy == "guided-search", **common)
     raise ValueError(f"unknown strategy {strategy!r}")

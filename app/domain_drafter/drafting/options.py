@@ -86,6 +86,9 @@ class SearchOptions:
     repair: bool = True                       # judge a check-failing answer's quick fix too (core/answer_repair)
     reheat: float = DEFAULT_REHEAT            # temperature added per earlier expansion of a node
     rotate: bool = True                       # an expansion's children after the roots' prompts in turn
+    # guided: under the grammar, a child may not write a literal its parent's feedback told to take out (the
+    # distinguishing state's "extra precondition/effect"; from the reference, so with feedback plans or all)
+    forbid_removed: bool = False
 
     def child_temperature(self, expansions: int, repeats: int = 0) -> float:
         """The temperature of a child in a node's `expansions`-th expansion (0-based) after `repeats` of its
@@ -119,4 +122,4 @@ class SearchOptions:
         return {"budget": self.budget, "width": self.width, "children": self.children,
                 "feedback": self.feedback.value, "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "time_limit_s": self.time_limit_s, "policy": self.policy, "repair": self.repair,
-                "reheat": self.reheat, "rotate": self.rotate}
+                "reheat": self.reheat, "rotate": self.rotate, "forbid_removed": self.forbid_removed}

@@ -63,6 +63,9 @@ class DecodingOptions:
     # With an action grammar: the literals its precondition and its effect may hold (ActionGrammar.literal_sets).
     # The local backend then never writes a literal twice in one section (llm/literal_guard.py); a server ignores it.
     literals: tuple[tuple[str, ...], tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
+    # With literals: those the precondition and the effect may not hold at all (a guided search child told to take
+    # them out of its parent's answer); refused like repeats. None: none.
+    forbidden: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:

@@ -11,7 +11,8 @@ literal the signature allows, not only the closing parenthesis (which the gramma
 Greedy (`mask`): it bans the repeating tokens the model likes more than its likeliest token that
 the grammar allows and that does not repeat, so that token is taken. Sampling (`mask_refused`, on
 logits the grammar has already masked): it bans every repeating token above the sampler's top-k
-tokens that do not repeat, so no repeat can be drawn. Neither bans the last way on, so decoding
+tokens that do not repeat, so no repeat can be drawn. `forbidden` literals (a search child told to take
+them out of its parent's answer) are refused like repeats from the start of their section. Neither bans the last way on, so decoding
 cannot dead-end (when every way on repeats, the repeat is written). Outside the precondition's
 and the effect's conjunctions it does nothing.
 """
@@ -44,8 +45,11 @@ class LiteralGuard:
     TOP = 64        # the likeliest tokens, looked at first
     CHUNK = 4096    # then the rest of the vocabulary, this many at a time
 
-    def __init__(self, literals: tuple[Iterable[str], Iterable[str]]):
+    def __init__(self, literals: tuple[Iterable[str], Iterable[str]],
+                 forbidden: tuple[Iterable[str], Iterable[str]] | None = None):
         self._literals = tuple(frozenset(section) for section in literals)
+        # literals the section may not hold at all (a search child told to take them out), as if written already
+        self._forbidden = tuple(frozenset(section) for section in forbidden) if forbidden else (frozenset(),) * 2
         self._all_prefixes = tuple(_prefixes(section) for section in self._literals)
         self._live: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
         self.text = ""
@@ -75,7 +79,8 @@ class LiteralGuard:
                 depth -= 1
                 if depth == 0:
                     written.add(body[start:i + 1])
-        return section, written | {_complement(lit) for lit in written}, body[start:] if depth else ""
+        refused = written | {_complement(lit) for lit in written} | self._forbidden[section]
+        return section, refused, body[start:] if depth else ""
 
     def _live_prefixes(self, section: int, written: set[str]) -> frozenset[str]:
         key = (section, frozenset(written))

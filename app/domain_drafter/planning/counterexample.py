@@ -41,19 +41,38 @@ def _after(index: AtomIndex, step: str, true: int, false: int) -> str:
     return f"applicable; after {step}, " + " and ".join(parts)
 
 
+def _lifted(atom: str, key: tuple[str, ...], generated: Domain) -> str | None:
+    """`atom` over the step's parameters when each of its objects is bound to exactly one parameter, else None."""
+    words = atom.replace("(", " ").replace(")", " ").split()
+    objects = words[2:] if words[:1] == ["not"] else words[1:]
+    if any(key[1:].count(o) != 1 for o in objects):
+        return None
+    return lift_atom(atom, key, generated)
+
+
 def _issues(generated: Domain, key: tuple[str, ...], index: AtomIndex, state: int, difference: Difference,
-            valid_in: str, failing_atoms: tuple[str, ...]) -> tuple[str, ...]:
+            valid_in: str, failing_atoms: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """What is wrong with the generated action at the distinguishing state, named as the edit that fixes it
-    (a small model follows "add it to the precondition" better than a description of the state)."""
+    (a small model follows "add it to the precondition" better than a description of the state), and the
+    edits among them that take a literal out, as (section, lifted literal)."""
+    removals: list[tuple[str, str]] = []
+
     def both(atom: str) -> str:
         lifted = lift_atom(atom, key, generated)
         return atom if lifted == atom else f"{lifted}, here {atom}"
 
+    def extra(section: str, literal: str) -> str:
+        lifted = _lifted(literal, key, generated)
+        if lifted is not None:
+            removals.append((section, lifted))
+        return both(literal)
+
     if difference.kind == "only-generated":      # the reference refuses the step: a precondition is missing
-        return tuple(f"missing precondition {both(a)}: add it to the precondition" for a in failing_atoms)
+        return tuple(f"missing precondition {both(a)}: add it to the precondition" for a in failing_atoms), ()
     if difference.kind == "only-reference":      # the answer refuses a step it must allow
-        return tuple(f"extra precondition {both(a)}: it does not hold here, yet the action must be possible, "
-                     "so remove it from the precondition" for a in failing_atoms)
+        issues = tuple(f"extra precondition {extra('precondition', a)}: it does not hold here, yet the action must "
+                       "be possible, so remove it from the precondition" for a in failing_atoms)
+        return issues, tuple(removals)
     assert difference.reference_after is not None and difference.generated_after is not None
     out = []
     gen_only = difference.generated_after & ~difference.reference_after
@@ -61,12 +80,12 @@ def _issues(generated: Domain, key: tuple[str, ...], index: AtomIndex, state: in
     for atom in index.decode(gen_only):
         shown = show_atom(atom)
         out.append(f"missing effect {both(f'(not {shown})')}: add it to the effect" if state & index.mask([atom])
-                   else f"extra effect {both(shown)}: remove it from the effect")
+                   else f"extra effect {extra('effect', shown)}: remove it from the effect")
     for atom in index.decode(ref_only):
         shown = show_atom(atom)
-        out.append(f"extra effect {both(f'(not {shown})')}: remove it from the effect" if state & index.mask([atom])
-                   else f"missing effect {both(shown)}: add it to the effect")
-    return tuple(out)
+        out.append(f"extra effect {extra('effect', f'(not {shown})')}: remove it from the effect"
+                   if state & index.mask([atom]) else f"missing effect {both(shown)}: add it to the effect")
+    return tuple(out), tuple(removals)
 
 
 def subclass_of(counterexample: ProofCounterexample) -> Subclass:
@@ -117,8 +136,8 @@ def build_counterexample(reference: Domain, generated: Domain, problem: ProblemF
         raise ProofError(f"the counterexample on problem {problem.name} ({' '.join(plan)}) does not check out: "
                          f"in the reference domain {ref_check.message}; in the generated domain {gen_check.message}. "
                          "This is a bug in Domain Drafter's proof; please report it with the domain and answer.")
-    issues = _issues(generated, pair.key, index, state, difference, valid_in, failing.atoms)
+    issues, removals = _issues(generated, pair.key, index, state, difference, valid_in, failing.atoms)
     distinguishing = DistinguishingState(problem.name, prefix, step, tuple(atoms), described["reference"],
-                                         described["generated"], kind, issues)
+                                         described["generated"], kind, issues, removals)
     return ProofCounterexample(distinguishing, plan, tuple(show_atom(a) for a in goal), cx_problem.to_pddl(),
                                valid_in, ref_check, gen_check)

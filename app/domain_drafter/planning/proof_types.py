@@ -40,11 +40,14 @@ class DistinguishingState:
     generated: str               # what the generated domain does there, in words
     kind: str = "applicability"  # "applicability" or "effect"
     issues: tuple[str, ...] = ()  # what is wrong with the generated action there: "missing precondition (clear ?x)"
+    # the issues that say to take a literal out, as (section, literal over the action's parameters):
+    # ("effect", "(not (at ?truck ?place))"); only those whose objects each stand for one parameter
+    removals: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict:
         return {"problem": self.problem, "prefix": list(self.prefix), "step": self.step, "atoms": list(self.atoms),
                 "reference": self.reference, "generated": self.generated, "kind": self.kind,
-                "issues": list(self.issues)}
+                "issues": list(self.issues), "removals": [list(r) for r in self.removals]}
 
 
 @dataclass(frozen=True)
@@ -224,7 +227,8 @@ def proof_from_dict(data: dict) -> ProofReport:
         s = cx["state"]
         state = DistinguishingState(str(s["problem"]), tuple(s["prefix"]), str(s["step"]), tuple(s["atoms"]),
                                     str(s["reference"]), str(s["generated"]), str(s.get("kind", "applicability")),
-                                    tuple(str(i) for i in s.get("issues", ())))
+                                    tuple(str(i) for i in s.get("issues", ())),
+                                    tuple((str(a), str(b)) for a, b in s.get("removals", ())))
         counterexample = ProofCounterexample(state, tuple(cx["plan"]), tuple(cx["goal"]), str(cx["problem_pddl"]),
                                              str(cx["valid_in"]),
                                              plan_validation_from_dict(cx["reference_validation"]),

@@ -40,7 +40,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         from domain_drafter.drafting.options import SearchOptions
 
         search = SearchOptions(budget=args.budget, width=args.width, children=args.children,
-                               feedback=options.feedback, temperature=args.temperature, repair=not args.no_repair)
+                               feedback=options.feedback, temperature=args.temperature, repair=not args.no_repair,
+                               forbid_removed=args.guided)
         backend = open_backend(args)
         return _generate_search(args, bundle, action, backend, options, search, template)
     backend = open_backend(args)
@@ -209,6 +210,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-repair", action="store_true",
                    help="with --search: do not judge the quick fix of an answer that fails the checks (what the "
                         "checks refuse taken out, from the domain's declarations; it costs no model call)")
+    p.add_argument("--guided", action="store_true",
+                   help="with --search and --grammar: a child may not write a literal its parent's feedback told "
+                        "it to take out (the distinguishing state's; uses the reference: feedback plans or all)")
     p.add_argument("--json", action="store_true", help="print all rounds (or the ranked candidates) as JSON "
                                                        "instead of streaming")
     p.set_defaults(func=cmd_generate)
