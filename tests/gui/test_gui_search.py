@@ -52,6 +52,9 @@ def test_the_search_budget_is_a_setting_that_survives_a_restart(tmp_path):
     options = loaded.search_options()
     assert options.budget == 24 and options.feedback.value == "checks"
     assert replace(AppSettings(), search_budget=0).checked().search_budget == 1   # never below 1
+    assert not options.forbid_removed
+    save_settings(replace(loaded, search_guided=True), path)
+    assert load_settings(path).search_options().forbid_removed     # Guided reaches Draft until proven
 
 
 def test_stop_ends_the_search_and_keeps_the_answers_so_far(qtbot, window, tiny_model):

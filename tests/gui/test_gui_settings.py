@@ -20,7 +20,7 @@ from domain_drafter.gui.state.settings import AppSettings, load_settings, save_s
 CHANGED = AppSettings(model="/models/llama-2-13b.Q4_K_M.gguf", threads=6, prompt_format="chat", grammar=True, free_signature=True,
                       retries=2, feedback="plans", examples=1, max_new_tokens=200, k=20,
                       planner_time_limit_s=12.0, equivalence="paper", default_class="flipped", seed=7,
-                      preload_model=False)
+                      preload_model=False, search_guided=True)
 
 
 def test_settings_round_trip_through_a_readable_json_file(private_homes):

@@ -101,6 +101,11 @@ class SettingsDialog(QDialog):
         self.search_feedback_combo.setToolTip("What Draft until proven tells the model about each answer it expands")
         for value, label in FEEDBACK_LABELS.items():
             self.search_feedback_combo.addItem(label, value)
+        self.search_guided_check = QCheckBox("Guided: with the grammar, a child may not write a literal its parent "
+                                             "was told to take out")
+        self.search_guided_check.setObjectName("searchGuided")
+        self.search_guided_check.setToolTip("Draft until proven enforces the feedback's \"extra ...: remove it\" "
+                                            "(from the reference, so with feedback that shows the plans)")
 
         self.k_spin = _spin(1, 1000, "Plans per problem K* finds in each domain (the paper: 100)")
         self.time_spin = QDoubleSpinBox()
@@ -127,7 +132,7 @@ class SettingsDialog(QDialog):
                             ("Retries", self.retries_spin), ("Feedback", self.feedback_combo)]),
             ("Candidates", [("Candidates (N)", self.candidates_spin), ("", self.sample_check),
                             ("Temperature", self.temperature_spin), ("Search budget", self.search_budget_spin),
-                            ("Search feedback", self.search_feedback_combo)]),
+                            ("Search feedback", self.search_feedback_combo), ("", self.search_guided_check)]),
             ("Evaluation", [("Equivalence", self.equivalence_combo), ("K (plans per problem)", self.k_spin),
                             ("Planner time limit", self.time_spin)]),
             ("Descriptions", [("Default class", self.class_combo), ("Seed", self.seed_spin)]),
@@ -182,6 +187,7 @@ class SettingsDialog(QDialog):
         self._search_width = s.search_width   # kept as it is (no field of its own)
         self.search_budget_spin.setValue(s.search_budget)
         self.search_feedback_combo.setCurrentIndex(max(0, self.search_feedback_combo.findData(s.search_feedback)))
+        self.search_guided_check.setChecked(s.search_guided)
 
     def values(self) -> AppSettings:
         return AppSettings(
@@ -206,6 +212,7 @@ class SettingsDialog(QDialog):
             search_budget=self.search_budget_spin.value(),
             search_width=self._search_width,
             search_feedback=self.search_feedback_combo.currentData(),
+            search_guided=self.search_guided_check.isChecked(),
         ).checked()
 
     def focus_setting(self, name: str) -> None:

@@ -58,6 +58,7 @@ class AppSettings:
     search_budget: int = _SEARCH.budget   # Draft until proven: model calls at most
     search_width: int = _SEARCH.width     # Draft until proven: root answers (prompt seeds)
     search_feedback: str = _SEARCH.feedback.value   # what the search's re-prompts say
+    search_guided: bool = _SEARCH.forbid_removed    # with the grammar: a child may not write what it was told to take out
 
     # --- what the engine gets --------------------------------------------------------------
     def draft_options(self, description_class: DescriptionClass | None = None, seed: int | None = None,
@@ -79,7 +80,8 @@ class AppSettings:
 
     def search_options(self) -> SearchOptions:
         return replace(_SEARCH, budget=self.search_budget, width=min(self.search_width, self.search_budget),
-                       feedback=Feedback(self.search_feedback), temperature=self.candidate_temperature)
+                       feedback=Feedback(self.search_feedback), temperature=self.candidate_temperature,
+                       forbid_removed=self.search_guided)
 
     def evaluation_options(self) -> EvaluationOptions:
         return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
