@@ -81,12 +81,15 @@ def _checks(result: EvaluationResult | None, check: CheckReport, bundle: DomainB
                      "met or an effect is missing.")
 
 
+ISSUES_SHOWN = 3   # the distinguishing state's issues the plans feedback names, first first
+
+
 def _plans(result: EvaluationResult) -> str | None:
     proof = result.proof
     if proof is not None and proof.counterexample is not None and result.subclass is not Subclass.EQUIVALENT:
         s = proof.counterexample.state
         where = f"after the steps {' '.join(s.prefix)}" if s.prefix else "in the initial state"
-        issues = "; ".join(s.issues[:3]) if s.issues else f"it should do this: {s.reference}; yours: {s.generated}"
+        issues = "; ".join(s.issues[:ISSUES_SHOWN]) if s.issues else f"it should do this: {s.reference}; yours: {s.generated}"
         return f"on problem {s.problem}, {where}, the step {s.step} goes wrong: {issues}."
     cx = result.equivalence.counterexample if result.equivalence is not None else None
     if cx is not None:

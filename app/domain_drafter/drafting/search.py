@@ -45,7 +45,7 @@ from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference
-from domain_drafter.drafting.feedback import judgement_feedback
+from domain_drafter.drafting.feedback import ISSUES_SHOWN, judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
@@ -263,7 +263,9 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         proof = ev.proof if ev is not None else None
         if proof is None or proof.counterexample is None:
             return None
-        removals = proof.counterexample.state.removals
+        state = proof.counterexample.state
+        shown = state.issues[:ISSUES_SHOWN]          # only what the child was told
+        removals = [(sec, lit) for sec, lit in state.removals if any(f"extra {sec} {lit}" in i for i in shown)]
         out = tuple(tuple(lit for sec, lit in removals if sec == section) for section in ("precondition", "effect"))
         return out if any(out) else None
 
