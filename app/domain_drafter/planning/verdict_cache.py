@@ -17,7 +17,7 @@ from domain_drafter.core.paths import cache_dir
 from domain_drafter.planning.equivalence import EquivalenceReport, equivalence_from_dict
 from domain_drafter.planning.proof_types import ProofReport, proof_from_dict
 
-SCHEMA = "verdicts-5"   # 5: a counterexample's issues name the edit ("add it to the precondition")
+SCHEMA = "verdicts-6"   # 5: a counterexample's issues name the edit ("add it to the precondition"); 6: and its removals
 
 
 @dataclass(frozen=True)
