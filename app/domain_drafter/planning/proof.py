@@ -207,6 +207,10 @@ def _planner_route(run: _Run, problems: Sequence[ProblemFile], pending: list[_Pr
             run.task.check_cancelled()
             run.task.report(count, count + 1, f"witness planner on {name}")
         t0 = time.perf_counter()
+        if t0 >= run.deadline:      # the proof's whole time limit is spent: no planner run on borrowed time
+            return _unproven(run, count, compared, f"{stopped}; the witness planner did not finish: the proof's "
+                             f"time limit ({run.settings.time_limit_s:g} s) was spent before it started",
+                             started, scores)
         witness = witness_task(run.reference, item.problem, item.index, item.pairs.pairs)
         search = run.search or FastDownwardSearch()
         planner = FastDownwardSearch(time_limit_s=run.left_s(), memory_limit_mb=search.memory_limit_mb,
