@@ -114,6 +114,7 @@ def test_guided_search_is_a_grammar_only_column_whose_options_forbid_the_removed
     assert system_name("tiny", False, "search") in systems
     assert len(spec.tasks()) == 2 * (5 + 4)
     guided, plain = strategy_options("guided-search", spec), strategy_options("search", spec)
-    assert guided.forbid_removed and not plain.forbid_removed
-    assert {k: v for k, v in guided.to_dict().items() if k != "forbid_removed"} == {
-        k: v for k, v in plain.to_dict().items() if k != "forbid_removed"}
+    assert guided.forbid_removed and guided.refuse_judged and not plain.forbid_removed and not plain.refuse_judged
+    guided_only = {"forbid_removed", "refuse_judged"}
+    assert {k: v for k, v in guided.to_dict().items() if k not in guided_only} == {
+        k: v for k, v in plain.to_dict().items() if k not in guided_only}

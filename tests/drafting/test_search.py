@@ -213,3 +213,17 @@ def test_guided_children_never_write_what_their_parent_was_told_to_take_out(tiny
         assert told, "no child of a node told to take a literal out: the test proves nothing"
         kept[guided] = sum(lit in held(n.answer)[section] for n, rs in told for section, lit in rs)
     assert kept[True] == 0 and kept[False] > 0
+
+
+def test_refusing_judged_answers_spends_no_call_on_a_repeat(tiny_backend, evaluator, bundles):
+    """refuse_judged: under the grammar no model call (roots included) writes an answer judged before, where the
+    same search without it writes repeats (so the guard is why). A quick fix is judged, so it counts as tried."""
+    options = SearchOptions(budget=12, width=3, children=3, feedback=Feedback.ALL)
+    draft = DraftOptions(decoding=DecodingOptions(max_tokens=200), grammar=True)
+    repeats = {}
+    for refuse in (False, True):
+        result = run(bundles, tiny_backend, evaluator, replace(options, refuse_judged=refuse), draft=draft,
+                     domain="logistics", action="load-truck")
+        assert result.calls == 12
+        repeats[refuse] = sum(n.duplicate_of is not None for n in result.nodes if n.repair_of is None)
+    assert repeats[True] == 0 and repeats[False] > 0

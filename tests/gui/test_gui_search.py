@@ -55,6 +55,7 @@ def test_the_search_budget_is_a_setting_that_survives_a_restart(tmp_path):
     assert not options.forbid_removed
     save_settings(replace(loaded, search_guided=True), path)
     assert load_settings(path).search_options().forbid_removed     # Guided reaches Draft until proven
+    assert load_settings(path).search_options().refuse_judged
 
 
 def test_stop_ends_the_search_and_keeps_the_answers_so_far(qtbot, window, tiny_model):

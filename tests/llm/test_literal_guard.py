@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from domain_drafter.llm.backend import DecodingOptions
-from domain_drafter.llm.grammar import ActionGrammar
-from domain_drafter.llm.literal_guard import LiteralGuard
+from domain_drafter.llm.grammar import DEFAULT_MAX_LITERALS, ActionGrammar
+from domain_drafter.llm.literal_guard import LiteralGuard, written_literals
 
 HEAD = "(:action load-airplane\n  :parameters (?pkg - package ?airplane - airplane ?place - airport)\n"
 
@@ -215,3 +215,61 @@ def test_the_tiny_model_never_writes_a_forbidden_literal(tiny_backend, bundles, 
             for held, refused in zip(section_literals(guided.text), forbid):
                 assert not set(held) & set(refused), guided.text
     assert written_without > 0
+
+
+def test_the_effect_is_not_closed_into_an_answer_judged_before(bundles):
+    literals = ActionGrammar(bundles["logistics"].domain, "load-airplane").literal_sets()
+    judged = (("(at ?airplane ?place)",), ("(in ?pkg ?airplane)", "(not (at ?pkg ?place))"))
+    guard = LiteralGuard(literals, judged=[judged])
+    guard.text = HEAD + "  :precondition (and (at ?airplane ?place))\n  :effect (and (not (at ?pkg ?place))"
+    state = guard.state()
+    assert not guard.repeats(")", state)                     # one effect literal short of the judged answer
+    guard.text += " (in ?pkg ?airplane)"                    # now the same answer, in another order
+    state = guard.state()
+    assert guard.repeats(")", state) and guard.repeats("))", state)
+    assert not guard.repeats(" ", state)                     # another literal may still be written
+    guard.text = HEAD + "  :precondition (and (at ?airplane ?place) (at ?pkg ?place))\n  :effect (and " \
+                        "(in ?pkg ?airplane) (not (at ?pkg ?place))"
+    assert not guard.repeats(")", guard.state())             # another precondition: a new answer
+
+
+def test_written_literals_reads_both_sections_whatever_the_layout():
+    text = "(:action a :parameters (?x)\n :precondition (and (p  ?x)\n(not (q ?x)))\n :effect (and ( r ?x ) ))"
+    assert written_literals(text) == (frozenset({"(p ?x)", "(not (q ?x))"}), frozenset({"(r ?x)"}))
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.9])
+def test_the_tiny_model_never_writes_an_answer_judged_before(tiny_backend, bundles, temperature):
+    """Told its earlier answers, the same decoding writes a new one, unless nothing new can follow the effect
+    it has written (every literal or its negation written, or the section full). Without them it repeats
+    itself: the guard is what makes the answers new."""
+    bundle = bundles["logistics"]
+    repeats_without = made_new = 0
+    for action in bundle.action_names:
+        grammar = ActionGrammar(bundle.domain, action)
+        effect_literals = set(grammar.literal_sets()[1])
+        base = grammar.decoding(DecodingOptions(temperature=temperature, seed=1, max_tokens=300))
+        judged: set[tuple[frozenset[str], frozenset[str]]] = set()
+        for _ in range(3):
+            bare = written_literals(tiny_backend.generate(f"Write {action}", base).text)
+            told = tuple((tuple(p), tuple(e)) for p, e in judged) or None
+            answer = tiny_backend.generate(f"Write {action}", replace(base, judged=told))
+            assert grammar.is_complete(answer.text.strip()), answer.text
+            pre, eff = written_literals(answer.text)
+            dead_end = len(eff) >= DEFAULT_MAX_LITERALS or not effect_literals - eff - {
+                lit[5:-1] if lit.startswith("(not ") else f"(not {lit})" for lit in eff}
+            assert (pre, eff) not in judged or dead_end, answer.text
+            if bare in judged:
+                repeats_without += 1
+                made_new += (pre, eff) not in judged
+            judged.add((pre, eff))
+    assert repeats_without > 0 and made_new > 0
+
+
+def test_a_token_that_ends_the_last_literal_and_the_effect_at_once_is_refused_too(bundles):
+    literals = ActionGrammar(bundles["logistics"].domain, "load-airplane").literal_sets()
+    guard = LiteralGuard(literals, judged=[((), ("(in ?pkg ?airplane)",))])
+    guard.text = HEAD + "  :precondition (and)\n  :effect (and (in ?pkg ?airplane"
+    state = guard.state()
+    assert guard.repeats("))", state) and guard.repeats(") )", state)
+    assert not guard.repeats(")", state)                     # the literal alone: another may follow it

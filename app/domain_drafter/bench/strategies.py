@@ -10,7 +10,9 @@ judged by the same proof and stop at the first proven Equivalent:
 - search: best-first over answers and their feedback (width roots, children sampled per expansion);
 - guided-search: the same search, but under the grammar a child may not write a literal its parent's
   feedback told it to take out (the distinguishing state's extra precondition or effect, so it uses the
-  reference). The feedback is enforced, not only said; it is reported apart from search for that reason.
+  reference), and no call may write an answer judged before (the guard will not close the effect into one:
+  a call that would repeat writes another literal instead). The feedback is enforced, not only said; it is
+  reported apart from search for that reason.
   It runs with the grammar only (the guard that enforces it needs the grammar's literals): a spec's
   free-decoding systems have no guided-search tasks.
 Retries, best-of and search judge a check-failing answer's quick fix too (`repair`, on unless the spec's
@@ -47,5 +49,6 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
                              temperature=float(table.get("temperature", defaults.temperature)),
                              reheat=float(table.get("reheat", defaults.reheat)),
                              rotate=bool(table.get("rotate", defaults.rotate)),
-                             forbid_removed=strategy == "guided-search", **common)
+                             forbid_removed=strategy == "guided-search",
+                             refuse_judged=strategy == "guided-search", **common)
     raise ValueError(f"unknown strategy {strategy!r}")

@@ -89,6 +89,9 @@ class SearchOptions:
     # guided: under the grammar, a child may not write a literal its parent's feedback told to take out (the
     # distinguishing state's "extra precondition/effect"; from the reference, so with feedback plans or all)
     forbid_removed: bool = False
+    # under the grammar, no call writes an answer judged before (the literal guard will not close the effect into
+    # one); needs no reference. Guided search sets both.
+    refuse_judged: bool = False
 
     def child_temperature(self, expansions: int, repeats: int = 0) -> float:
         """The temperature of a child in a node's `expansions`-th expansion (0-based) after `repeats` of its
@@ -122,4 +125,5 @@ class SearchOptions:
         return {"budget": self.budget, "width": self.width, "children": self.children,
                 "feedback": self.feedback.value, "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "time_limit_s": self.time_limit_s, "policy": self.policy, "repair": self.repair,
-                "reheat": self.reheat, "rotate": self.rotate, "forbid_removed": self.forbid_removed}
+                "reheat": self.reheat, "rotate": self.rotate, "forbid_removed": self.forbid_removed,
+                "refuse_judged": self.refuse_judged}

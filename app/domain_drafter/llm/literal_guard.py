@@ -12,7 +12,10 @@ Greedy (`mask`): it bans the repeating tokens the model likes more than its like
 the grammar allows and that does not repeat, so that token is taken. Sampling (`mask_refused`, on
 logits the grammar has already masked): it bans every repeating token above the sampler's top-k
 tokens that do not repeat, so no repeat can be drawn. `forbidden` literals (a search child told to take
-them out of its parent's answer) are refused like repeats from the start of their section. Neither bans the last way on, so decoding
+them out of its parent's answer) are refused like repeats from the start of their section. `judged` answers
+(the search's answers judged before, as the literals of their two sections): the effect's conjunction may not
+be closed where the answer would be one of them, so a call that would repeat one writes another literal
+instead of being wasted. Neither bans the last way on, so decoding
 cannot dead-end (when every way on repeats, the repeat is written). Outside the precondition's
 and the effect's conjunctions it does nothing.
 """
@@ -31,6 +34,38 @@ def _complement(literal: str) -> str:
     return literal[5:-1] if literal.startswith("(not ") else f"(not {literal})"
 
 
+def _conjunction(body: str) -> tuple[set[str], str | None]:
+    """The literals a conjunction's body holds so far, and the literal being written ("" between literals);
+    None for the second when the conjunction is closed."""
+    written: set[str] = set()
+    depth, start = 0, 0
+    for i, ch in enumerate(body):
+        if ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                return written, None   # the conjunction is closed
+            depth -= 1
+            if depth == 0:
+                written.add(body[start:i + 1])
+    return written, body[start:] if depth else ""
+
+
+def written_literals(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The literals an action's precondition and effect conjunctions hold, each spelled with single spaces
+    (for `judged`: the search's answers, as the guard compares them)."""
+    text = " ".join(text.split())
+    out = []
+    for marker in _SECTIONS:
+        at = text.find(marker)
+        written = _conjunction(text[at + len(marker):])[0] if at >= 0 else set()
+        out.append(frozenset(" ".join(lit.replace("(", " ( ").replace(")", " ) ").split())
+                             .replace("( ", "(").replace(" )", ")") for lit in written))
+    return out[0], out[1]
+
+
 def _prefixes(literals: Iterable[str]) -> frozenset[str]:
     return frozenset(lit[:i] for lit in literals for i in range(1, len(lit) + 1))
 
@@ -46,10 +81,13 @@ class LiteralGuard:
     CHUNK = 4096    # then the rest of the vocabulary, this many at a time
 
     def __init__(self, literals: tuple[Iterable[str], Iterable[str]],
-                 forbidden: tuple[Iterable[str], Iterable[str]] | None = None):
+                 forbidden: tuple[Iterable[str], Iterable[str]] | None = None,
+                 judged: Iterable[tuple[Iterable[str], Iterable[str]]] | None = None):
         self._literals = tuple(frozenset(section) for section in literals)
         # literals the section may not hold at all (a search child told to take them out), as if written already
         self._forbidden = tuple(frozenset(section) for section in forbidden) if forbidden else (frozenset(),) * 2
+        # answers the effect may not be closed into: (precondition literals, effect literals) of each
+        self._judged = frozenset((frozenset(pre), frozenset(eff)) for pre, eff in judged) if judged else frozenset()
         self._all_prefixes = tuple(_prefixes(section) for section in self._literals)
         self._live: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
         self.text = ""
@@ -65,22 +103,15 @@ class LiteralGuard:
         at, section = max((self.text.rfind(marker), i) for i, marker in enumerate(_SECTIONS))
         if at < 0:
             return None
-        body = self.text[at + len(_SECTIONS[section]):]
-        written: set[str] = set()
-        depth, start = 0, 0
-        for i, ch in enumerate(body):
-            if ch == "(":
-                if depth == 0:
-                    start = i
-                depth += 1
-            elif ch == ")":
-                if depth == 0:
-                    return None   # the conjunction is closed
-                depth -= 1
-                if depth == 0:
-                    written.add(body[start:i + 1])
+        written, partial = _conjunction(self.text[at + len(_SECTIONS[section]):])
+        if partial is None:
+            return None
         refused = written | {_complement(lit) for lit in written} | self._forbidden[section]
-        return section, refused, body[start:] if depth else ""
+        return section, refused, partial
+
+    def closes_judged(self, piece: str) -> bool:
+        """True if `piece`, which closes the effect's conjunction, makes an answer judged before."""
+        return bool(self._judged) and written_literals(self.text + piece) in self._judged
 
     def _live_prefixes(self, section: int, written: set[str]) -> frozenset[str]:
         key = (section, frozenset(written))
@@ -96,14 +127,16 @@ class LiteralGuard:
             i = len(text) - len(text.lstrip(" \n\t"))
             if i == len(text):    # a space, which the grammar writes only before another literal
                 return not self._live_prefixes(section, written)
-            if text[i] != "(":
-                return False      # the conjunction's closing parenthesis
+            if text[i] != "(":    # the conjunction's closing parenthesis
+                return section == 1 and text[i] == ")" and self.closes_judged(piece)
             text = text[i:]
         depth = 0
         for i, ch in enumerate(text):
             depth += (ch == "(") - (ch == ")")
-            if depth == 0:
-                return text[:i + 1] in written
+            if depth == 0:        # the literal is written, and the piece may close the conjunction too
+                if text[:i + 1] in written:
+                    return True
+                return section == 1 and text[i + 1:].lstrip(" \n\t").startswith(")") and self.closes_judged(piece)
         return text in self._all_prefixes[section] and text not in self._live_prefixes(section, written)
 
     @staticmethod
@@ -111,8 +144,29 @@ class LiteralGuard:
         ids = ids[np.isfinite(logits[ids])].astype(np.int32)
         return [int(t) for t in ids[allowed(ids)]] if len(ids) else []
 
+    def _softly(self, ban: Callable[[], int | None]) -> int:
+        """Run `ban` (None: it found no way on); with no way on, again without `judged`: an answer judged before
+        is better than a literal written twice, which is all that is left when nothing new can follow."""
+        banned = ban()
+        if banned is None and self._judged:
+            judged, self._judged = self._judged, frozenset()
+            try:
+                banned = ban()
+            finally:
+                self._judged = judged
+        return banned or 0
+
     def mask(self, logits: np.ndarray, piece_of: Callable[[int], str],
              allowed: Callable[[np.ndarray], np.ndarray]) -> int:
+        """Greedy decoding's bans (`_mask`), how many."""
+        return self._softly(lambda: self._mask(logits, piece_of, allowed))
+
+    def mask_refused(self, logits: np.ndarray, piece_of: Callable[[int], str], keep: int) -> int:
+        """Sampling's bans (`_mask_refused`), how many."""
+        return self._softly(lambda: self._mask_refused(logits, piece_of, keep))
+
+    def _mask(self, logits: np.ndarray, piece_of: Callable[[int], str],
+              allowed: Callable[[np.ndarray], np.ndarray]) -> int | None:
         """For greedy decoding: set to -inf, in place, the logits of the repeating tokens among the TOP likeliest,
         and of those the model likes more than its likeliest token that the grammar allows and that does not
         repeat; how many were banned. Nothing when the likeliest token is allowed and new.
@@ -146,13 +200,15 @@ class LiteralGuard:
                     bad.append(tok)
                 if found:
                     break
-        if not found or not bad:
-            return 0              # nothing repeats, or every way on repeats: let the repeat be written
+        if not found:
+            return None           # every way on repeats: let the repeat be written
+        if not bad:
+            return 0              # nothing repeats
         logits[bad] = -np.inf
         self.banned += len(bad)
         return len(bad)
 
-    def mask_refused(self, logits: np.ndarray, piece_of: Callable[[int], str], keep: int) -> int:
+    def _mask_refused(self, logits: np.ndarray, piece_of: Callable[[int], str], keep: int) -> int | None:
         """For sampling: `logits` already hold -inf where the grammar refuses a token. Ban the repeating
         tokens, likeliest first, until `keep` tokens that do not repeat are left above them (the sampler's
         top-k), so that no repeat can be drawn; nothing when every allowed token repeats."""
@@ -169,7 +225,9 @@ class LiteralGuard:
                 good += 1
                 if good >= keep:
                     break
-        if not good or not bad:
+        if not good:
+            return None
+        if not bad:
             return 0
         logits[bad] = -np.inf
         self.banned += len(bad)

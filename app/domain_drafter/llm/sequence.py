@@ -111,7 +111,7 @@ class Sequence:
         self.scanner = StopScanner(options.stop)
         self._fast_mode = options.grammar is not None and options.temperature == 0.0 and fast_grammar
         # under an action grammar that lists its literals: no literal twice in a section (llm/literal_guard.py)
-        self.guard = LiteralGuard(options.literals, options.forbidden) \
+        self.guard = LiteralGuard(options.literals, options.forbidden, options.judged) \
             if options.grammar is not None and options.literals else None
         self._guard_check: GrammarCheck | None = None
         self.grammar: Any = None      # sampling under the guard: the grammar, outside the chain (_sample_guarded)

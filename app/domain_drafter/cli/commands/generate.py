@@ -41,7 +41,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
         search = SearchOptions(budget=args.budget, width=args.width, children=args.children,
                                feedback=options.feedback, temperature=args.temperature, repair=not args.no_repair,
-                               forbid_removed=args.guided)
+                               forbid_removed=args.guided, refuse_judged=args.guided)
         backend = open_backend(args)
         return _generate_search(args, bundle, action, backend, options, search, template)
     backend = open_backend(args)
@@ -212,7 +212,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "checks refuse taken out, from the domain's declarations; it costs no model call)")
     p.add_argument("--guided", action="store_true",
                    help="with --search and --grammar: a child may not write a literal its parent's feedback told "
-                        "it to take out (the distinguishing state's; uses the reference: feedback plans or all)")
+                        "it to take out (the distinguishing state's; uses the reference: feedback plans or all), "
+                        "and no call may write an answer judged before")
     p.add_argument("--json", action="store_true", help="print all rounds (or the ranked candidates) as JSON "
                                                        "instead of streaming")
     p.set_defaults(func=cmd_generate)

@@ -102,10 +102,11 @@ class SettingsDialog(QDialog):
         for value, label in FEEDBACK_LABELS.items():
             self.search_feedback_combo.addItem(label, value)
         self.search_guided_check = QCheckBox("Guided: with the grammar, a child may not write a literal its parent "
-                                             "was told to take out")
+                                             "was told to take out, nor an answer tried before")
         self.search_guided_check.setObjectName("searchGuided")
         self.search_guided_check.setToolTip("Draft until proven enforces the feedback's \"extra ...: remove it\" "
-                                            "(from the reference, so with feedback that shows the plans)")
+                                            "(from the reference, so with feedback that shows the plans), and "
+                                            "no model call writes an answer already judged")
 
         self.k_spin = _spin(1, 1000, "Plans per problem K* finds in each domain (the paper: 100)")
         self.time_spin = QDoubleSpinBox()

@@ -81,7 +81,7 @@ class AppSettings:
     def search_options(self) -> SearchOptions:
         return replace(_SEARCH, budget=self.search_budget, width=min(self.search_width, self.search_budget),
                        feedback=Feedback(self.search_feedback), temperature=self.candidate_temperature,
-                       forbid_removed=self.search_guided)
+                       forbid_removed=self.search_guided, refuse_judged=self.search_guided)
 
     def evaluation_options(self) -> EvaluationOptions:
         return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
