@@ -102,7 +102,7 @@ def test_a_proven_equivalent_found_by_a_quick_fix_is_counted_as_such():
     assert not _best_is_a_quick_fix({"search": {"best": 5, "nodes": []}})
 
 
-def test_guided_search_is_a_grammar_only_column_whose_options_forbid_the_removed_literals(tmp_path, tiny_model):
+def test_guided_search_is_a_column_in_both_decoding_modes_whose_options_refuse_what_was_judged_or_removed(tmp_path, tiny_model):
     from domain_drafter.bench.strategies import strategy_options
 
     extra = STRATEGIES.replace("grammar = [true]", "grammar = [true, false]").replace(
@@ -110,9 +110,9 @@ def test_guided_search_is_a_grammar_only_column_whose_options_forbid_the_removed
     spec = load_spec(write_spec(tmp_path / "guided.toml", tiny_model, domains='["heavy-pack"]', extra=extra))
     systems = {t.system for t in spec.tasks()}
     assert system_name("tiny", True, "guided-search") in systems
-    assert system_name("tiny", False, "guided-search") not in systems      # the guard needs the grammar
+    assert system_name("tiny", False, "guided-search") in systems          # free decoding: the answer tabu
     assert system_name("tiny", False, "search") in systems
-    assert len(spec.tasks()) == 2 * (5 + 4)
+    assert len(spec.tasks()) == 2 * (5 + 5)
     guided, plain = strategy_options("guided-search", spec), strategy_options("search", spec)
     assert guided.forbid_removed and guided.refuse_judged and not plain.forbid_removed and not plain.refuse_judged
     guided_only = {"forbid_removed", "refuse_judged"}

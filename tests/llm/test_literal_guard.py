@@ -219,7 +219,7 @@ def test_the_tiny_model_never_writes_a_forbidden_literal(tiny_backend, bundles, 
 
 def test_the_effect_is_not_closed_into_an_answer_judged_before(bundles):
     literals = ActionGrammar(bundles["logistics"].domain, "load-airplane").literal_sets()
-    judged = (("(at ?airplane ?place)",), ("(in ?pkg ?airplane)", "(not (at ?pkg ?place))"))
+    judged = HEAD + "  :precondition (and (at ?airplane ?place))\n  :effect (and (in ?pkg ?airplane) (not (at ?pkg ?place))))"
     guard = LiteralGuard(literals, judged=[judged])
     guard.text = HEAD + "  :precondition (and (at ?airplane ?place))\n  :effect (and (not (at ?pkg ?place))"
     state = guard.state()
@@ -250,9 +250,10 @@ def test_the_tiny_model_never_writes_an_answer_judged_before(tiny_backend, bundl
         effect_literals = set(grammar.literal_sets()[1])
         base = grammar.decoding(DecodingOptions(temperature=temperature, seed=1, max_tokens=300))
         judged: set[tuple[frozenset[str], frozenset[str]]] = set()
+        texts: list[str] = []
         for _ in range(3):
             bare = written_literals(tiny_backend.generate(f"Write {action}", base).text)
-            told = tuple((tuple(p), tuple(e)) for p, e in judged) or None
+            told = tuple(texts) or None
             answer = tiny_backend.generate(f"Write {action}", replace(base, judged=told))
             assert grammar.is_complete(answer.text.strip()), answer.text
             pre, eff = written_literals(answer.text)
@@ -263,12 +264,13 @@ def test_the_tiny_model_never_writes_an_answer_judged_before(tiny_backend, bundl
                 repeats_without += 1
                 made_new += (pre, eff) not in judged
             judged.add((pre, eff))
+            texts.append(answer.text)
     assert repeats_without > 0 and made_new > 0
 
 
 def test_a_token_that_ends_the_last_literal_and_the_effect_at_once_is_refused_too(bundles):
     literals = ActionGrammar(bundles["logistics"].domain, "load-airplane").literal_sets()
-    guard = LiteralGuard(literals, judged=[((), ("(in ?pkg ?airplane)",))])
+    guard = LiteralGuard(literals, judged=[HEAD + "  :precondition (and)\n  :effect (and (in ?pkg ?airplane)))"])
     guard.text = HEAD + "  :precondition (and)\n  :effect (and (in ?pkg ?airplane"
     state = guard.state()
     assert guard.repeats("))", state) and guard.repeats(") )", state)

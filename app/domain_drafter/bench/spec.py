@@ -32,7 +32,6 @@ _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", 
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
              "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search", "generators"}
 STRATEGIES = ("one-shot", "retries", "best-of", "search", "guided-search")
-GRAMMAR_ONLY = frozenset({"guided-search"})   # enforced by the grammar's literal guard: no free-decoding tasks
 _SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s", "repair",
                 "reheat", "rotate"}
 
@@ -128,8 +127,7 @@ class ExperimentSpec:
         return list(self.domains)
 
     def systems(self) -> list[tuple[ModelSpec, bool, str]]:
-        return [(m, g, s) for m in self.models for g in self.grammar for s in self.strategies
-                if g or s not in GRAMMAR_ONLY]
+        return [(m, g, s) for m in self.models for g in self.grammar for s in self.strategies]
 
     def strategy_of(self) -> dict[str, str]:
         """system name -> its strategy."""
@@ -154,8 +152,6 @@ class ExperimentSpec:
                         for action in bundle.action_names:
                             for grammar in self.grammar:
                                 for strategy in self.strategies:
-                                    if not grammar and strategy in GRAMMAR_ONLY:
-                                        continue
                                     out.append(BenchTask(system_name(model.name, grammar, strategy), model.name,
                                                          grammar, spec_name, action, cls, seed))
         return out

@@ -8,13 +8,11 @@ judged by the same proof and stop at the first proven Equivalent:
   decoded greedily as the paper does (the baseline the search is measured against);
 - best-of: one greedy answer per prompt seed (seed, seed+1, ...), the best kept;
 - search: best-first over answers and their feedback (width roots, children sampled per expansion);
-- guided-search: the same search, but under the grammar a child may not write a literal its parent's
+- guided-search: the same search, but no call may write an answer judged before (the effect is not closed
+  into one: a call that would repeat writes another literal instead; under the grammar the literal guard does
+  it, without it llm/answer_tabu.py), and under the grammar a child may not write a literal its parent's
   feedback told it to take out (the distinguishing state's extra precondition or effect, so it uses the
-  reference), and no call may write an answer judged before (the guard will not close the effect into one:
-  a call that would repeat writes another literal instead). The feedback is enforced, not only said; it is
-  reported apart from search for that reason.
-  It runs with the grammar only (the guard that enforces it needs the grammar's literals): a spec's
-  free-decoding systems have no guided-search tasks.
+  reference). The feedback is enforced, not only said; it is reported apart from search for that reason.
 Retries, best-of and search judge a check-failing answer's quick fix too (`repair`, on unless the spec's
 [search] table says `repair = false`; core/answer_repair.py): it costs no model call and uses no reference.
 One-shot never does, so it stays the paper's protocol.

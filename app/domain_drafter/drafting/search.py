@@ -18,9 +18,9 @@ Guided (`forbid_removed`, the bench's guided-search): under the grammar, a child
 parent's feedback told it to take out (the distinguishing state's extra precondition or effect, `removals`); the
 literal guard refuses it like a repeat. Measured on Qwen2.5-Coder 1.5B: told "extra effect (not (at ?truck
 ?place)): remove it", eight children at 0.8 to 1.4 wrote it again. `refuse_judged` (guided search sets it too):
-under the grammar no call writes an answer judged before, roots included (the guard will not close the effect
-into one, so the call writes another literal instead): measured in the fourth run, half the calls on the
-actions that stalled repeated an earlier answer.
+no call writes an answer judged before, roots included: the effect is not closed into one, so the call writes
+another literal instead (under the grammar the literal guard, without it llm/answer_tabu.py): measured in the
+fourth run, half the calls on the actions that stalled repeated an earlier answer.
 Answers equal up to renaming and order (the verdict cache's canonical action) are merged: judged once,
 never expanded twice. An answer that fails the checks gets a quick fix (`repair`, core/answer_repair.py:
 what the checks refuse taken out, from the domain's declarations alone), judged as a node of its own
@@ -53,7 +53,6 @@ from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, refer
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
-from domain_drafter.llm.literal_guard import written_literals
 from domain_drafter.planning.evaluate import Evaluator
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
@@ -192,7 +191,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     started = time.perf_counter()
     nodes: list[SearchNode] = []
     seen: dict[str, int] = {}           # merge key -> the node judged first
-    tried: list[tuple[tuple[str, ...], tuple[str, ...]]] = []   # refuse_judged: each judged answer's literals
+    tried: list[str] = []               # refuse_judged: the answers judged (not merged)
     frontier: list[tuple[tuple, int, int]] = []   # (judgement key, expansions, node id)
     resting: list[tuple[tuple, int, int]] = []    # nodes whose last expansion wrote nothing new: until the others had a turn
     spent = {"generated": 0, "prompt": 0, "calls": 0}
@@ -254,7 +253,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         nodes.append(node)
         if merged is None:
             seen[merge] = node_id
-            tried.append(tuple(tuple(sorted(section)) for section in written_literals(key_text)))
+            tried.append(key_text)
             heapq.heappush(frontier, (judgement.key, 0, node_id))
         if on_node is not None:
             on_node(node)
@@ -275,8 +274,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         out = tuple(tuple(lit for sec, lit in removals if sec == section) for section in ("precondition", "effect"))
         return out if any(out) else None
 
-    def judged_before() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] | None:
-        return tuple(tried) if options.refuse_judged and decoding.literals is not None and tried else None
+    def judged_before() -> tuple[str, ...] | None:
+        return tuple(tried) if options.refuse_judged and tried else None
 
     try:
         for j, prompt in enumerate(prompts):

@@ -66,9 +66,9 @@ class DecodingOptions:
     # With literals: those the precondition and the effect may not hold at all (a guided search child told to take
     # them out of its parent's answer); refused like repeats. None: none.
     forbidden: tuple[tuple[str, ...], tuple[str, ...]] | None = None
-    # With literals: answers judged before, as (precondition literals, effect literals) each; the effect is not
-    # closed into one of them (a guided search's call writes a new answer). None: none.
-    judged: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] | None = None
+    # Answers judged before (their texts): the effect is not closed into one of them, so a guided search's call
+    # writes a new answer (llm/literal_guard.py under the grammar, llm/answer_tabu.py without). None: none.
+    judged: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:

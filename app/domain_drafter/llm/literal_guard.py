@@ -13,8 +13,8 @@ the grammar allows and that does not repeat, so that token is taken. Sampling (`
 logits the grammar has already masked): it bans every repeating token above the sampler's top-k
 tokens that do not repeat, so no repeat can be drawn. `forbidden` literals (a search child told to take
 them out of its parent's answer) are refused like repeats from the start of their section. `judged` answers
-(the search's answers judged before, as the literals of their two sections): the effect's conjunction may not
-be closed where the answer would be one of them, so a call that would repeat one writes another literal
+(the texts of the search's answers judged before): the effect's conjunction may not be closed where the
+answer's sections would hold the same literals as one of them (the signature is the grammar's), so a call that would repeat one writes another literal
 instead of being wasted. Neither bans the last way on, so decoding
 cannot dead-end (when every way on repeats, the repeat is written). Outside the precondition's
 and the effect's conjunctions it does nothing.
@@ -66,6 +66,13 @@ def written_literals(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return out[0], out[1]
 
 
+def effect_closed(text: str) -> bool:
+    """True once the effect's conjunction of an action's text is closed."""
+    text = " ".join(text.split())
+    at = text.find(_SECTIONS[1])
+    return at >= 0 and _conjunction(text[at + len(_SECTIONS[1]):])[1] is None
+
+
 def _prefixes(literals: Iterable[str]) -> frozenset[str]:
     return frozenset(lit[:i] for lit in literals for i in range(1, len(lit) + 1))
 
@@ -82,12 +89,12 @@ class LiteralGuard:
 
     def __init__(self, literals: tuple[Iterable[str], Iterable[str]],
                  forbidden: tuple[Iterable[str], Iterable[str]] | None = None,
-                 judged: Iterable[tuple[Iterable[str], Iterable[str]]] | None = None):
+                 judged: Iterable[str] | None = None):
         self._literals = tuple(frozenset(section) for section in literals)
         # literals the section may not hold at all (a search child told to take them out), as if written already
         self._forbidden = tuple(frozenset(section) for section in forbidden) if forbidden else (frozenset(),) * 2
-        # answers the effect may not be closed into: (precondition literals, effect literals) of each
-        self._judged = frozenset((frozenset(pre), frozenset(eff)) for pre, eff in judged) if judged else frozenset()
+        # answers the effect may not be closed into (the texts of answers judged before), as their sections' literals
+        self._judged = frozenset(map(written_literals, judged)) if judged else frozenset()
         self._all_prefixes = tuple(_prefixes(section) for section in self._literals)
         self._live: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
         self.text = ""

@@ -19,6 +19,7 @@ import numpy as np
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
+from domain_drafter.llm.answer_tabu import AnswerTabu
 from domain_drafter.llm.backend import DecodingOptions, Generation, StopReason, StopScanner, make_stats
 from domain_drafter.llm.grammar_sampler import FullVocab, GrammarCheck, GrammarGreedy, no_allowed_token
 from domain_drafter.llm.literal_guard import LiteralGuard
@@ -113,6 +114,8 @@ class Sequence:
         # under an action grammar that lists its literals: no literal twice in a section (llm/literal_guard.py)
         self.guard = LiteralGuard(options.literals, options.forbidden, options.judged) \
             if options.grammar is not None and options.literals else None
+        # without the guard: answers judged before are not written again (llm/answer_tabu.py)
+        self.tabu = AnswerTabu(options.judged) if options.judged and self.guard is None else None
         self._guard_check: GrammarCheck | None = None
         self.grammar: Any = None      # sampling under the guard: the grammar, outside the chain (_sample_guarded)
         self._full: FullVocab | None = None
@@ -141,6 +144,10 @@ class Sequence:
             return self._sample_guarded(ctx, idx)
         if self.guard is not None:
             self._ban_repeats(ctx, idx)
+        elif self.tabu is not None:
+            n_vocab = int(self.lc.llama_vocab_n_tokens(self.vocab))
+            logits = np.ctypeslib.as_array(self.lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
+            self.tabu.ban(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), TOP_K)
         if self._fast_mode:
             if self.fast is None:
                 self.fast = GrammarGreedy(self.lc, ctx, self.vocab, self.sampler)
@@ -186,6 +193,8 @@ class Sequence:
         text = self._decoder.decode(self.pieces(tok))
         if self.guard is not None:
             self.guard.feed(text)
+        if self.tabu is not None:
+            self.tabu.feed(text)
         self._emit(self.scanner.feed(text))
         if self.scanner.stopped:
             return self.finish("stop")

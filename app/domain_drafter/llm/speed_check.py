@@ -117,7 +117,9 @@ class SpeedReport:
     def memory_used(self) -> int | None:
         if self.rss_before is None or self.rss_after is None:
             return None
-        return self.rss_after - self.rss_before
+        # The process may free other memory while the model loads (the GC, the allocator
+        # returning pages): a drop in the resident size is not negative use.
+        return max(0, self.rss_after - self.rss_before)
 
     def answer_seconds(self, max_tokens: int, prompt_tokens: int | None = None) -> float:
         """Upper bound of one answer's time: the prompt, then max_tokens new tokens."""

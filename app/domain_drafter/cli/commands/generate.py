@@ -211,9 +211,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --search: do not judge the quick fix of an answer that fails the checks (what the "
                         "checks refuse taken out, from the domain's declarations; it costs no model call)")
     p.add_argument("--guided", action="store_true",
-                   help="with --search and --grammar: a child may not write a literal its parent's feedback told "
-                        "it to take out (the distinguishing state's; uses the reference: feedback plans or all), "
-                        "and no call may write an answer judged before")
+                   help="with --search: no call may write an answer judged before; with --grammar too, a child "
+                        "may not write a literal its parent's feedback told it to take out (the distinguishing "
+                        "state's; uses the reference: feedback plans or all)")
     p.add_argument("--json", action="store_true", help="print all rounds (or the ranked candidates) as JSON "
                                                        "instead of streaming")
     p.set_defaults(func=cmd_generate)

@@ -101,8 +101,8 @@ class SettingsDialog(QDialog):
         self.search_feedback_combo.setToolTip("What Draft until proven tells the model about each answer it expands")
         for value, label in FEEDBACK_LABELS.items():
             self.search_feedback_combo.addItem(label, value)
-        self.search_guided_check = QCheckBox("Guided: with the grammar, a child may not write a literal its parent "
-                                             "was told to take out, nor an answer tried before")
+        self.search_guided_check = QCheckBox("Guided: no answer tried before is written again; with the grammar, "
+                                             "a child may not write a literal its parent was told to take out")
         self.search_guided_check.setObjectName("searchGuided")
         self.search_guided_check.setToolTip("Draft until proven enforces the feedback's \"extra ...: remove it\" "
                                             "(from the reference, so with feedback that shows the plans), and "
