@@ -275,3 +275,24 @@ def test_a_token_that_ends_the_last_literal_and_the_effect_at_once_is_refused_to
     state = guard.state()
     assert guard.repeats("))", state) and guard.repeats(") )", state)
     assert not guard.repeats(")", state)                     # the literal alone: another may follow it
+
+
+def test_an_effect_literal_that_leaves_only_judged_answers_is_refused_as_early_as_certain(bundles):
+    """depot drive, as Qwen2.5-Coder 1.5B wrote it ten calls in a row: after `(not (at ?truck ?from))`, writing
+    `(not (at ?truck ?to))` leaves no literal to add (each is written or negated), so it can only close into the
+    judged answer; the guard refuses it there, while `(at ?truck ?to)` and closing stay open."""
+    literals = ActionGrammar(bundles["depot"].domain, "drive").literal_sets()
+    head = "(:action drive\n  :parameters (?truck - truck ?from ?to - place)\n" \
+           "  :precondition (and (at ?truck ?from) (at ?truck ?to))\n  :effect (and "
+    judged = head + "(not (at ?truck ?from)) (not (at ?truck ?to))))"
+    guard = LiteralGuard(literals, judged=[judged])
+    guard.text = head + "(not (at ?truck ?from))"
+    state = guard.state()
+    assert guard.repeats(" (not (at ?truck ?to))", state) and guard.repeats(" (not", state)
+    assert not guard.repeats(" (at ?truck ?to)", state) and not guard.repeats(")", state)
+    assert not guard.repeats(" (", state)                    # `(at ?truck ?to)` may still follow
+    guard.text = head
+    assert not guard.repeats("(not (at ?truck ?to))", guard.state())   # first: `(at ?truck ?from)` may follow it
+    other = LiteralGuard(literals, judged=[judged.replace("(at ?truck ?to))\n", "(at ?truck ?from))\n")])
+    other.text = head + "(not (at ?truck ?from))"
+    assert not other.repeats(" (not (at ?truck ?to))", other.state())   # judged with another precondition
