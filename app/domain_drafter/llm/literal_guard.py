@@ -124,6 +124,7 @@ class LiteralGuard:
         self._all_prefixes = tuple(_prefixes(section) for section in self._literals)
         self._live: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
         self._dead: dict[tuple[frozenset[str], frozenset[str]], frozenset[str]] = {}
+        self._dead_now: tuple[str, frozenset[str]] | None = None   # (the text, its dead ends): one parse per token
         self.text = ""
         self.banned = 0          # tokens banned so far (for tests and the log)
 
@@ -159,6 +160,8 @@ class LiteralGuard:
         every effect that can still follow (the literals written, that one, and any of the others that are
         neither written nor negated) is one judged with this precondition. Refused like repeats, so the call
         turns away from a judged answer while it still can, not only at the effect's last parenthesis."""
+        if self._dead_now is not None and self._dead_now[0] is self.text:
+            return self._dead_now[1]       # asked once per candidate token: the text is parsed once per token
         pre, eff = written_literals(self.text)
         key = (pre, eff)
         if key not in self._dead:
@@ -173,6 +176,7 @@ class LiteralGuard:
                     if all(e in near for e in _effects(eff | {lit}, free - {lit, _complement(lit)}, len(near) + 1)):
                         dead.add(spelled[lit])
             self._dead[key] = frozenset(dead)
+        self._dead_now = (self.text, self._dead[key])
         return self._dead[key]
 
     def repeats(self, piece: str, state: tuple[int, set[str], str]) -> bool:

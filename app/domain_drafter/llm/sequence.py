@@ -145,9 +145,7 @@ class Sequence:
         if self.guard is not None:
             self._ban_repeats(ctx, idx)
         elif self.tabu is not None:
-            n_vocab = int(self.lc.llama_vocab_n_tokens(self.vocab))
-            logits = np.ctypeslib.as_array(self.lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
-            self.tabu.ban(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), TOP_K)
+            self.tabu.ban(self._logits(ctx, idx), self._piece_text, TOP_K)
         if self._fast_mode:
             if self.fast is None:
                 self.fast = GrammarGreedy(self.lc, ctx, self.vocab, self.sampler)
@@ -158,14 +156,14 @@ class Sequence:
         """What llama_sampler_sample does with the grammar first in the chain, with the repeats banned between
         the grammar and the rest of the chain."""
         lc = self.lc
-        n_vocab = int(lc.llama_vocab_n_tokens(self.vocab))
+        logits = self._logits(ctx, idx)
         if self._full is None:
-            self._full = FullVocab(lc, n_vocab)
-        arr = self._full.load(np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,)))
+            self._full = FullVocab(lc, len(logits))
+        arr = self._full.load(logits)
         lc.llama_sampler_apply(self.grammar, ctypes.byref(arr))
         data = self._full.data
         logits = data["logit"]        # a view: the guard's bans land in the array the chain reads
-        self.guard.mask_refused(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), TOP_K)
+        self.guard.mask_refused(logits, self._piece_text, TOP_K)
         lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))
         if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
             raise no_allowed_token()
@@ -179,9 +177,15 @@ class Sequence:
         if self._guard_check is None:
             grammar = self.sampler if self._fast_mode else lc.llama_sampler_chain_get(self.sampler, 0)
             self._guard_check = GrammarCheck(lc, grammar, LiteralGuard.CHUNK)   # mask asks about at most CHUNK ids
-        n_vocab = int(lc.llama_vocab_n_tokens(self.vocab))
-        logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
-        self.guard.mask(logits, lambda tok: self.pieces(tok).decode("utf-8", "replace"), self._guard_check)
+        self.guard.mask(self._logits(ctx, idx), self._piece_text, self._guard_check)
+
+    def _logits(self, ctx: Any, idx: int) -> np.ndarray:
+        """The logits of output `idx`, as a view: bans written into it are what the sampler reads."""
+        n_vocab = int(self.lc.llama_vocab_n_tokens(self.vocab))
+        return np.ctypeslib.as_array(self.lc.llama_get_logits_ith(ctx, idx), shape=(n_vocab,))
+
+    def _piece_text(self, tok: int) -> str:
+        return self.pieces(tok).decode("utf-8", "replace")
 
     def accept(self, tok: int) -> bool:
         """Take the sampled token; True when the sequence is finished (self.reason says why)."""
