@@ -47,6 +47,17 @@ def test_the_tabu_never_bans_every_likeliest_token():
     assert np.isfinite(logits).all()
 
 
+def test_once_the_effect_is_closed_nothing_is_banned():
+    """When the effect was closed into a judged answer anyway (every likeliest token closed it), the action's
+    own closing parenthesis is not banned: the tabu does nothing outside the effect's conjunction."""
+    tabu = AnswerTabu([JUDGED])
+    tabu.feed(JUDGED[:-2])
+    tabu.feed(")")                                           # the effect closed, into the judged answer
+    logits = np.array([5.0, 4.0, 3.0])
+    assert tabu.ban(logits, {0: ")", 1: ")\n", 2: " ("}.__getitem__, top=3) == 0
+    assert np.isfinite(logits).all()
+
+
 @pytest.fixture(scope="module")
 def gemma(default_cache):
     from domain_drafter.llm import models

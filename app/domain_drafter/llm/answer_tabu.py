@@ -41,14 +41,17 @@ class AnswerTabu:
         self._keys = frozenset(key for key in map(answer_key, judged) if key is not None)
         self.text = ""
         self.banned = 0          # tokens banned so far (for tests and the log)
+        self._closed = False     # the effect's conjunction is closed: nothing is banned from then on
 
     def feed(self, piece: str) -> None:
         self.text += piece
+        if not self._closed and ")" in piece and ":effect" in self.text:
+            self._closed = effect_closed(self.text)
 
     def ban(self, logits: np.ndarray, piece_of: Callable[[int], str], top: int) -> int:
         """Set to -inf, in place, the logits of the `top` likeliest tokens that close the effect into an answer
         judged before (none when all of them would); how many."""
-        if not self._keys or ":effect" not in self.text:
+        if not self._keys or self._closed or ":effect" not in self.text:
             return 0
         n = min(top, len(logits))
         ids = np.argpartition(logits, len(logits) - n)[len(logits) - n:]
