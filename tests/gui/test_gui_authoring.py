@@ -145,6 +145,8 @@ def test_a_new_action_in_gripper_is_drafted_tried_and_accepted(qtbot, tiny_model
     assert text.startswith("Try it: transfer is used by the plans") and "p01: " in text and "at step" in text
     with qtbot.waitSignal(win.saved, timeout=JOB_MS):               # bound to a folder: saved after Accept
         qtbot.mouseClick(win.accept_button, Qt.MouseButton.LeftButton)
+    # the signal may be an autosave started before Accept (the editor's text): wait for the saves after it too
+    qtbot.waitUntil(lambda: not win.saver.busy, timeout=JOB_MS)
     assert "transfer" in load_bundle_path(tmp_path / "g").domain.action_map
     win.close()
 
