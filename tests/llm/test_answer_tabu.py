@@ -26,6 +26,19 @@ def test_an_answer_is_keyed_by_its_parameters_and_each_sections_literals_in_any_
     assert answer_key(JUDGED[:-3]) is None                   # the effect not closed yet
 
 
+def test_an_answer_equal_to_a_judged_one_up_to_its_parameter_names_has_its_key():
+    renamed = JUDGED.replace("?pkg", "?p").replace("?truck", "?t").replace("?place", "?loc")
+    assert answer_key(renamed) == answer_key(JUDGED)
+    swapped = JUDGED.replace("(?pkg - package ?truck - truck", "(?truck - package ?pkg - truck")
+    assert answer_key(swapped) != answer_key(JUDGED)         # the names swapped in the list only: another answer
+    undeclared = JUDGED.replace("(at ?truck ?place) (at", "(at ?truck ?where) (at")
+    assert answer_key(undeclared) != answer_key(JUDGED)      # a variable not in the list keeps its own name
+    tabu = AnswerTabu([renamed])
+    tabu.feed(JUDGED[:-2])
+    logits = np.array([5.0, 4.0])
+    assert tabu.ban(logits, {0: "))", 1: " ("}.__getitem__, top=2) == 1
+
+
 def test_only_the_tokens_that_close_the_effect_into_a_judged_answer_are_banned():
     pieces = {0: ")", 1: " (", 2: "))", 3: "\n", 4: ")\n"}
     tabu = AnswerTabu([JUDGED])

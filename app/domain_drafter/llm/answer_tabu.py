@@ -4,14 +4,15 @@ A search's call that writes an answer it has judged already is wasted; measured 
 about half the calls on the actions it could not solve did. Under the grammar the literal guard refuses
 such an answer (llm/literal_guard.py, `judged`). Without the grammar this does the same, more loosely:
 before each token is sampled it bans, among the sampler's likeliest tokens, those that would close the
-effect's conjunction where the answer would equal one judged before (the same parameters, and the same
-literals in each section, in any order and spacing). So the model writes another literal instead, or
+effect's conjunction where the answer would equal one judged before (the same parameters up to their
+names, and the same literals in each section, in any order and spacing). So the model writes another literal instead, or
 ends the action another way. It never bans every likeliest token, and it does nothing outside the
 effect's conjunction, so decoding can always go on.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -21,16 +22,28 @@ from domain_drafter.llm.literal_guard import effect_closed, written_literals
 AnswerKey = tuple[str, frozenset[str], frozenset[str]]
 
 
+_VARIABLE = re.compile(r"\?[^\s()?]+")
+
+
 def answer_key(text: str) -> AnswerKey | None:
     """(the parameters, the precondition's literals, the effect's literals) of an action whose effect's
-    conjunction is closed, whitespace folded; None before it is closed."""
+    conjunction is closed, whitespace folded and each parameter named by its place in the list (so an answer
+    equal to another up to the names of its parameters has its key); None before the effect is closed."""
     flat = " ".join(text.split())
     if not effect_closed(flat):
         return None
     at, end = flat.find(":parameters"), flat.find(":precondition")
     params = flat[at:end] if 0 <= at < end else ""
+    place: dict[str, str] = {}
+    for name in _VARIABLE.findall(params):
+        place.setdefault(name, f"?{len(place) + 1}")
+
+    def renamed(s: str) -> str:
+        return _VARIABLE.sub(lambda m: place.get(m.group(0), m.group(0)), s)
+
     pre, eff = written_literals(flat)
-    return params.replace("( ", "(").replace(" )", ")").strip(), pre, eff
+    return (renamed(params.replace("( ", "(").replace(" )", ")").strip()),
+            frozenset(map(renamed, pre)), frozenset(map(renamed, eff)))
 
 
 class AnswerTabu:
