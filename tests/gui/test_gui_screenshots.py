@@ -2,7 +2,8 @@
 
 They are written to a temporary folder (or to $DOMAIN_DRAFTER_SCREENSHOTS: `make screenshots` points
 it at resources/screenshots) and checked for what a glance would catch: the right size, drawn (many
-colours), and the scheme's window colour in the background.
+colours), the scheme's window colour in the background, and no button, checkbox or one-line label whose text
+is cut off.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from gui_helpers import run_job, select
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
 from domain_drafter.gui.look.colours import DARK, LIGHT
 from domain_drafter.gui.look.theme import apply_scheme
@@ -37,6 +38,23 @@ def out_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def distinct_colours(image: QImage, step: int = 6) -> int:
     return len({image.pixel(x, y) for y in range(0, image.height(), step) for x in range(0, image.width(), step)})
+
+
+def clipped_texts(widget: QWidget) -> list[str]:
+    """The visible buttons, checkboxes and one-line labels narrower than their text: cut off on screen."""
+    out = []
+    for child in widget.findChildren(QWidget):
+        if not child.isVisibleTo(widget) or child.width() <= 1:
+            continue
+        if isinstance(child, QAbstractButton) and child.text():
+            text = child.text()
+        elif isinstance(child, QLabel) and child.text() and not child.wordWrap() and child.pixmap().isNull():
+            text = child.text()
+        else:
+            continue
+        if child.sizeHint().width() > child.width() + 1:
+            out.append(f"{text!r}: {child.width()} px of {child.sizeHint().width()}")
+    return out
 
 
 def reference(window, action: str) -> str:
@@ -82,6 +100,7 @@ def test_screenshots(qtbot, window, out_dir, scheme):
                 target = set_state(qtbot, window, state)
                 qtbot.wait(30)
                 image = target.grab().toImage()
+                clipped = clipped_texts(target)
                 path = out_dir / f"{size_name}-{scheme.name}-{state}.png"
                 assert image.save(str(path)), path
                 if target is window:
@@ -89,6 +108,7 @@ def test_screenshots(qtbot, window, out_dir, scheme):
                 else:
                     target.close()
                 assert distinct_colours(image) > 12, f"{path} looks blank"
+                assert not clipped, f"{path}: text cut off: {clipped}"
                 corner = QColor(image.pixel(image.width() - 3, image.height() // 2))
                 assert abs(corner.lightness() - QColor(scheme.window).lightness()) < 60, path
     finally:
@@ -142,6 +162,7 @@ def test_authoring_and_benchmark_screenshots(qtbot, window, out_dir, tmp_path, s
             assert image.save(str(path)), path
             assert (image.width(), image.height()) == (1280, 800)
             assert distinct_colours(image) > 12, f"{path} looks blank"
+            assert not clipped_texts(target), f"{path}: text cut off: {clipped_texts(target)}"
         dialog.close()
         authoring.close()
     finally:

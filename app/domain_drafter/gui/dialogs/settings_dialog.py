@@ -101,12 +101,12 @@ class SettingsDialog(QDialog):
         self.search_feedback_combo.setToolTip("What Draft until proven tells the model about each answer it expands")
         for value, label in FEEDBACK_LABELS.items():
             self.search_feedback_combo.addItem(label, value)
-        self.search_guided_check = QCheckBox("Guided: no answer tried before is written again; with the grammar, "
-                                             "a child may not write a literal its parent was told to take out")
+        self.search_guided_check = QCheckBox("Guided: no model call writes an answer tried before")
         self.search_guided_check.setObjectName("searchGuided")
-        self.search_guided_check.setToolTip("Draft until proven enforces the feedback's \"extra ...: remove it\" "
-                                            "(from the reference, so with feedback that shows the plans), and "
-                                            "no model call writes an answer already judged")
+        self.search_guided_check.setToolTip("Draft until proven never writes an answer already judged, and with the "
+                                            "grammar a child may not write a literal its parent was told to take "
+                                            "out (the feedback's \"extra ...: remove it\", from the reference, so "
+                                            "with feedback that shows the plans)")
 
         self.k_spin = _spin(1, 1000, "Plans per problem K* finds in each domain (the paper: 100)")
         self.time_spin = QDoubleSpinBox()
