@@ -46,14 +46,10 @@ def clipped_texts(widget: QWidget) -> list[str]:
     for child in widget.findChildren(QWidget):
         if not child.isVisibleTo(widget) or child.width() <= 1:
             continue
-        if isinstance(child, QAbstractButton) and child.text():
-            text = child.text()
-        elif isinstance(child, QLabel) and child.text() and not child.wordWrap() and child.pixmap().isNull():
-            text = child.text()
-        else:
-            continue
-        if child.sizeHint().width() > child.width() + 1:
-            out.append(f"{text!r}: {child.width()} px of {child.sizeHint().width()}")
+        one_line = isinstance(child, QAbstractButton) or (
+            isinstance(child, QLabel) and not child.wordWrap() and child.pixmap().isNull())
+        if one_line and child.text() and child.sizeHint().width() > child.width() + 1:
+            out.append(f"{child.text()!r}: {child.width()} px of {child.sizeHint().width()}")
     return out
 
 
