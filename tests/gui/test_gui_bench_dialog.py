@@ -3,12 +3,14 @@ the same run, it finishes with one row per task, and the report opens from the r
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
 from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
+from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.state.workers import JobOutcome
 
 TIMEOUT_MS = 120_000
@@ -106,3 +108,38 @@ def test_results_file_follows_the_settings_until_the_user_picks_one(qtbot, tmp_p
     qtbot.keyClicks(dialog.path_edit, "x")   # typed by the user: kept from now on
     dialog.prompts_spin.setValue(3)
     assert dialog.path_edit.text() == first + "x"
+
+
+def test_strategies_chosen_in_the_dialog_run_at_the_settings_budget_and_reach_the_report(qtbot, tiny_model, tmp_path):
+    settings = replace(AppSettings(), search_budget=2, search_width=2)
+    results = tmp_path / "strategies.sqlite"
+    dialog = BenchmarkDialog([("tiny", str(tiny_model))], ["gripper"], results_path=results, open_externally=False,
+                             settings=settings)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert [n for n, box in dialog.strategy_checks.items() if box.isChecked()] == ["one-shot"]
+    one_shot = dialog.spec()
+    assert one_shot.strategies == ("one-shot",) and not one_shot.search   # as before strategies were offered
+    dialog.strategy_checks["one-shot"].setChecked(False)
+    assert not dialog.start_button.isEnabled() and "one strategy" in dialog.size_label.text()
+    for name in ("one-shot", "search"):
+        dialog.strategy_checks[name].setChecked(True)
+    spec = dialog.spec()
+    assert spec.strategies == ("one-shot", "search") and spec.search["budget"] == 2 and spec.search["width"] == 2
+    assert spec.fingerprint != one_shot.fingerprint                   # another experiment, another results file
+    assert dialog.size_label.text().startswith("6 tasks") and "at most 2 model calls" in dialog.options_label.text()
+    with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        assert not dialog.strategy_checks["search"].isEnabled()
+    assert ended.args == ["finished"], dialog.last_error
+    with sqlite3.connect(results) as db:
+        rows = db.execute("SELECT system, generation FROM tasks").fetchall()
+    assert sorted({system for system, _ in rows}) == ["tiny", "tiny [search]"]
+    calls = [json.loads(g)["calls"] for system, g in rows if system == "tiny [search]"]
+    assert len(calls) == 3 and all(1 <= c <= 2 for c in calls)         # the Settings' budget, per action
+    qtbot.waitUntil(lambda: dialog.report_button.isEnabled(), timeout=TIMEOUT_MS)
+    with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.report_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["report"], dialog.last_error
+    assert (dialog.report_path.parent / "strategies.md").is_file()     # one column per strategy
+    qtbot.waitUntil(lambda: not dialog.running, timeout=TIMEOUT_MS)

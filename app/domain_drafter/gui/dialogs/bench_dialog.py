@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLayout,
@@ -33,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from domain_drafter.bench.progress import format_eta, rate_text
 from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
-from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
+from domain_drafter.bench.spec import STRATEGIES, ExperimentSpec, ModelSpec
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
@@ -46,6 +47,16 @@ from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.state.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
 
 GRAMMAR_CHOICES = {"free decoding": (False,), "grammar": (True,), "both, side by side": (False, True)}
+# The strategies a run compares at equal cost (bench/strategies.py), each a column of the report.
+STRATEGY_LABELS = {"one-shot": "one-shot", "retries": "linear retries", "best-of": "best-of-N", "search": "search",
+                   "guided-search": "guided search"}
+STRATEGY_TIPS = {
+    "one-shot": "The paper's protocol: one greedy answer per prompt",
+    "retries": "Corrective rounds: the last answer and its feedback, greedy, up to the search budget",
+    "best-of": "One greedy answer per prompt seed, up to the search budget; the best is kept",
+    "search": "Draft until proven: best-first search over answers and their feedback, up to the search budget",
+    "guided-search": "The search, with no call writing an answer judged before (uses the reference; reported apart)",
+}
 
 
 class _ProgressRelay(QObject):
@@ -116,6 +127,13 @@ class BenchmarkDialog(QDialog):
         classes = QHBoxLayout()
         for box in self.class_checks.values():
             classes.addWidget(box)
+        self.strategy_checks = {name: QCheckBox(STRATEGY_LABELS[name]) for name in STRATEGIES}
+        self.strategy_checks["one-shot"].setChecked(True)
+        strategies = QGridLayout()
+        for i, (name, box) in enumerate(self.strategy_checks.items()):
+            box.setObjectName(f"strategy-{name}")
+            box.setToolTip(STRATEGY_TIPS[name])
+            strategies.addWidget(box, i // 3, i % 3)
         self.prompts_spin = QSpinBox(minimum=1, maximum=1000, value=1)
         self.grammar_combo = QComboBox()
         self.grammar_combo.addItems(list(GRAMMAR_CHOICES))
@@ -137,6 +155,7 @@ class BenchmarkDialog(QDialog):
         form.addRow("Description classes", classes)
         form.addRow("Prompts per action", self.prompts_spin)
         form.addRow("Decoding", self.grammar_combo)
+        form.addRow("Strategies", strategies)
         form.addRow("Worker processes", self.workers_spin)
         form.addRow("Results file", path_row)
 
@@ -173,7 +192,8 @@ class BenchmarkDialog(QDialog):
         layout = QHBoxLayout(self)
         layout.addLayout(left, 4)
         layout.addLayout(right, 7)
-        for widget in (self.model_list, self.domain_list, self.prompts_spin, *self.class_checks.values()):
+        for widget in (self.model_list, self.domain_list, self.prompts_spin, *self.class_checks.values(),
+                       *self.strategy_checks.values()):
             signal = widget.itemChanged if isinstance(widget, QListWidget) else (
                 widget.valueChanged if isinstance(widget, QSpinBox) else widget.toggled)
             signal.connect(self._update)
@@ -233,22 +253,28 @@ class BenchmarkDialog(QDialog):
         """The run as chosen here, with every engine option from the settings."""
         models = tuple(ModelSpec(name, model=source) for name, source in self._checked(self.model_list))
         s = self.settings
+        strategies = tuple(name for name, box in self.strategy_checks.items() if box.isChecked())
+        search = {}
+        if any(name != "one-shot" for name in strategies):   # one-shot alone: the spec (and its results file) as before
+            o = s.search_options()
+            search = dict(budget=o.budget, width=o.width, children=o.children, feedback=o.feedback.value,
+                          temperature=o.temperature, repair=o.repair, reheat=o.reheat, rotate=o.rotate)
         return ExperimentSpec(
             name="gui-benchmark", models=models, domains=tuple(d for _, d in self._checked(self.domain_list)),
             classes=tuple(c for c, box in self.class_checks.items() if box.isChecked()),
             prompts_per_action=self.prompts_spin.value(), grammar=GRAMMAR_CHOICES[self.grammar_combo.currentText()],
             workers=self.workers_spin.value(), first_seed=s.seed, examples=s.examples, k=s.k,
             time_limit_s=s.planner_time_limit_s, retries=s.retries, feedback=s.feedback, equivalence=s.equivalence,
-            max_tokens=s.max_new_tokens, threads=s.threads or None)
+            max_tokens=s.max_new_tokens, threads=s.threads or None, strategies=strategies, search=search)
 
     def _valid(self) -> bool:
         spec = self.spec()
-        return bool(spec.models and spec.domains and spec.classes)
+        return bool(spec.models and spec.domains and spec.classes and spec.strategies)
 
     def _update(self) -> None:
         valid, actions = self._valid(), None
         if not valid:
-            self.size_label.setText("Choose at least one model, one domain and one description class.")
+            self.size_label.setText("Choose at least one model, one domain, one description class and one strategy.")
         elif not self.running:
             spec = self.spec()
             try:
@@ -263,7 +289,7 @@ class BenchmarkDialog(QDialog):
             if self._auto_path:
                 self.path_edit.setText(str(data_dir() / "results" / f"benchmark-{spec.fingerprint}.sqlite"))
         for widget in (self.model_list, self.domain_list, self.prompts_spin, self.grammar_combo, self.workers_spin,
-                       self.path_edit, *self.class_checks.values()):
+                       self.path_edit, *self.class_checks.values(), *self.strategy_checks.values()):
             widget.setEnabled(not self.running)
         self.start_button.setEnabled(valid and not self.running)
         self.stop_button.setEnabled(self.running)
@@ -361,4 +387,5 @@ def _action_count(domain: str) -> int:
 def settings_summary(s: AppSettings) -> str:
     return (f"{s.examples} examples, at most {s.max_new_tokens} new tokens, {s.retries} retries, "
             f"{s.equivalence} equivalence, k = {s.k}, {s.planner_time_limit_s:.0f} s planner limit, "
-            f"first seed {s.seed} (change them in Settings)")
+            f"first seed {s.seed}; strategies other than one-shot: at most {s.search_budget} model calls per action "
+            f"(change them in Settings)")
