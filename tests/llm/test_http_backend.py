@@ -15,7 +15,7 @@ import pytest
 
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.backend import DecodingOptions
+from domain_drafter.llm.backend import TOP_K, TOP_P, DecodingOptions
 from domain_drafter.llm.http import OpenAICompletionsBackend
 
 ASCII = 'root ::= [a-z :()?-]+'
@@ -39,6 +39,18 @@ def test_streamed_equals_non_streamed_and_in_process(llama_server, tiny_backend)
     assert 0 < s.time_to_first_token_s <= s.wall_time_s and s.tokens_per_s > 0
     assert plain.stats.generated_tokens == 40 and plain.stats.stop_reason == "length"
     assert plain.stats.prompt_tokens == s.prompt_tokens
+
+
+def test_a_sampled_call_asks_the_server_for_the_in_process_sampler_chain(llama_server):
+    backend = OpenAICompletionsBackend(llama_server)
+    greedy = backend._body(PROMPT, DecodingOptions())
+    assert not {"top_k", "top_p", "min_p", "samplers"} & set(greedy)   # greedy: argmax, nothing to say
+    sampled = backend._body(PROMPT, DecodingOptions(temperature=0.8, seed=3))
+    assert (sampled["top_k"], sampled["top_p"], sampled["min_p"]) == (TOP_K, TOP_P, 0.0)
+    assert sampled["samplers"] == ["top_k", "temperature", "top_p"] and sampled["temperature"] == 0.8
+    options = DecodingOptions(max_tokens=20, stop=(), grammar=ASCII, temperature=0.8, seed=3)
+    first, again = backend.generate(PROMPT, options), backend.generate(PROMPT, options)
+    assert first.text and first.text == again.text       # the server takes the fields; the seed still rules
 
 
 def test_stop_sequence_over_http(llama_server):

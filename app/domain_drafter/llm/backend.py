@@ -51,6 +51,13 @@ def messages_of(prompt: str) -> list[tuple[str, str]]:
     return list(prompt.turns) if isinstance(prompt, Conversation) else [("user", str(prompt))]
 
 
+# Sampling (temperature > 0), in this order: the TOP_K likeliest tokens, the temperature, then the smallest set of them
+# holding TOP_P of the heated probability (llm/sequence.py's chain; a server is asked for the same, llm/http.py).
+TOP_K = 40
+TOP_P = 0.95
+SAMPLER_ORDER = ("top_k", "temperature", "top_p")   # llama-server's names for that chain
+
+
 @dataclass(frozen=True)
 class DecodingOptions:
     """How to decode. temperature 0.0 means greedy (argmax at every step, top_k=1)."""

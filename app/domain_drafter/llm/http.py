@@ -21,6 +21,9 @@ from typing import Any
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import (
+    SAMPLER_ORDER,
+    TOP_K,
+    TOP_P,
     DecodingOptions,
     Generation,
     GenerationStats,
@@ -184,6 +187,12 @@ class OpenAICompletionsBackend:
             body["messages"] = [{"role": role, "content": content} for role, content in messages_of(prompt)]
         else:
             body["prompt"] = str(prompt)
+        if options.temperature > 0:
+            # The in-process chain (top-k, temperature, top-p; no min-p): llama-server follows `samplers`, other
+            # servers take what they know of the rest, so a sampled child is drawn alike. A server cannot refuse
+            # judged answers or forbidden literals (those act on the logits in-process): over HTTP the guided
+            # search is the plain one, and it still merges a repeat, at the cost of its call.
+            body.update(top_k=TOP_K, top_p=TOP_P, min_p=0.0, samplers=list(SAMPLER_ORDER))
         if options.stop:
             body["stop"] = list(options.stop)
         if options.grammar is not None:

@@ -20,7 +20,7 @@ import numpy as np
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.answer_tabu import AnswerTabu
-from domain_drafter.llm.backend import DecodingOptions, Generation, StopReason, StopScanner, make_stats
+from domain_drafter.llm.backend import TOP_K, TOP_P, DecodingOptions, Generation, StopReason, StopScanner, make_stats
 from domain_drafter.llm.grammar_sampler import FullVocab, GrammarCheck, GrammarGreedy, no_allowed_token
 from domain_drafter.llm.literal_guard import LiteralGuard
 from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
@@ -49,10 +49,6 @@ def grammar_sampler(lc: Any, vocab: Any, grammar: str, verbose: bool = False) ->
             hint="fix the GBNF text (it needs a `root ::= ...` rule)",
         )
     return sampler
-
-
-TOP_K = 40   # sampling: the likeliest tokens drawn from
-TOP_P = 0.95  # sampling: then the smallest set of them holding this much of the heated probability
 
 
 def sampler_chain(lc: Any, vocab: Any, options: DecodingOptions, verbose: bool = False) -> Any:
