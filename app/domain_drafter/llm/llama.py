@@ -150,6 +150,7 @@ class LlamaCppBackend:
         self.n_ctx: int = self._llm.n_ctx()
         self.n_threads = threads
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+        self._n_swa = int(llama_cpp.llama_model_n_swa(self._llm.model))   # sliding-window attention: see _exact
         self._pieces = Pieces(llama_cpp, self._vocab)
         # Greedy + grammar: check the grammar on few tokens (GrammarGreedy). False runs llama.cpp's
         # grammar sampler over the whole vocabulary every step (same output, slower; for tests).
@@ -346,12 +347,12 @@ class LlamaCppBackend:
                     break
                 keep += 1
             keep = min(keep, len(tokens) - 1)  # re-evaluate at least one token to get its logits
-            keep -= keep % chunk
+            keep = self._exact(keep - keep % chunk)
         if self._reuse:   # an earlier prompt's state that shares more (llm/prefix_store.py)
-            state, reach = self._prefixes.best(tokens, chunk)
+            state, reach = self._prefixes.best(tokens, chunk, self._n_swa)
             if state is not None and reach > keep:
                 self._forget_cache()
-                keep = reach if self._prefixes.restore(llm.ctx, state) else 0
+                keep = self._exact(reach if self._prefixes.restore(llm.ctx, state) else 0)
                 if keep:   # the cache now holds the state's tokens (the comparison next time reads them)
                     llm.input_ids[: len(state.tokens)] = state.tokens
         if keep > 0 and not self._seq_rm(keep):
@@ -371,12 +372,24 @@ class LlamaCppBackend:
                 i += len(part)
                 if len(part) == chunk:
                     self._clean = i
+                    if self._reuse and len(tokens) - i < chunk:   # the last whole chunk (see PrefixStore.save)
+                        self._prefixes.save(llm.ctx, tokens[:i], i)
         if i < len(tokens):   # cancelled before the prompt was read
             self._forget_cache()
             return False
-        if self._reuse:
-            self._prefixes.save(llm.ctx, tokens, self._clean)
         return True
+
+    def _exact(self, keep: int) -> int:
+        """`keep`, or 0 when the memory lacks cells that a sliding-window layer reads from position `keep` on.
+
+        A model with sliding-window attention (Gemma 3: 512 positions) reads, at position p, the cells from
+        p - n_swa on. A saved sequence state holds only the window of its sliding-window layers, so once it
+        is restored and cut shorter, the cells before the cut's window are missing, and the answer changes
+        (seen: blocksworld unstack with the default model). The rule is llama-server's."""
+        if keep <= 0 or self._n_swa <= 0:
+            return keep
+        lowest = int(self._lc.llama_memory_seq_pos_min(self._lc.llama_get_memory(self._llm.ctx), 0))
+        return keep if 0 <= lowest <= max(0, keep - self._n_swa) else 0
 
     def _seq_rm(self, keep: int) -> bool:
         return bool(self._lc.llama_memory_seq_rm(self._lc.llama_get_memory(self._llm.ctx), -1, keep, -1))

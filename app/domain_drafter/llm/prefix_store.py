@@ -8,10 +8,11 @@ thread). A child's prompt is a root prompt, then the parent's answer and its fee
 state kept it reads only those.
 
 A state is llama.cpp's sequence state (`llama_state_seq_get_data`: the KV cells of sequence 0), taken
-right after a prompt was read and before anything was generated. Only its whole-chunk prefix (`clean`)
-is ever reused, so a restored prefix is computed exactly as a fresh evaluation computes it and the
-answers do not change (llm/llama.py explains the chunks). Entries for the same root replace each other;
-otherwise the least recently used goes.
+right after the prompt's last whole chunk was read (before its last partial chunk, and before anything was
+generated). Only that whole-chunk prefix (`clean`) is ever reused, so a restored prefix is computed exactly
+as a fresh evaluation computes it and the answers do not change (llm/llama.py explains the chunks). With
+sliding-window attention (Gemma 3) a state longer than the window is reused only whole (`best`). Entries
+for the same root replace each other; otherwise the least recently used goes.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class PrefixStore:
         self.restored = 0       # states put back (for tests and the speed report)
 
     def save(self, ctx: Any, tokens: list[int], clean: int) -> None:
-        """Keep the state of sequence 0, which holds exactly `tokens`, of which `clean` in whole chunks."""
+        """Keep the state of sequence 0, which holds exactly `tokens`, of which `clean` in whole chunks.
+        The backend saves a prompt's state right after its last whole chunk, so `clean` is all of them."""
         if self.capacity <= 0 or clean < self.min_tokens:
             return
         size = int(self.lc.llama_state_seq_get_size(ctx, 0))
@@ -71,13 +73,17 @@ class PrefixStore:
         while len(self.states) > self.capacity:
             self.states.remove(min(self.states, key=lambda s: s.used))
 
-    def best(self, tokens: list[int], chunk: int) -> tuple[PrefixState | None, int]:
+    def best(self, tokens: list[int], chunk: int, n_swa: int = 0) -> tuple[PrefixState | None, int]:
         """The state sharing the longest whole-chunk prefix with `tokens`, and that length (leaving at least
-        one token to read, for its logits)."""
+        one token to read, for its logits). With sliding-window attention over `n_swa` positions, a state
+        longer than the window serves only as a whole: it holds only the window's cells of those layers, so
+        cut shorter it would lack the cells before the cut (LlamaCppBackend._exact)."""
         found, most = None, 0
         for s in self.states:
             n = min(common_prefix(s.tokens[:s.clean], tokens), len(tokens) - 1)
             n -= n % chunk
+            if n_swa > 0 and len(s.tokens) > n_swa and n < len(s.tokens):
+                continue
             if n > most:
                 found, most = s, n
         return found, most
