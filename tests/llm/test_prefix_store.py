@@ -111,10 +111,9 @@ def test_with_sliding_window_attention_the_default_models_logits_after_kept_stat
     # answer changed (tests/llm/test_reproducible_decoding.py, `make test-model`). These are its prompts.
     import numpy as np
 
+    from domain_drafter.core.descriptions import DescriptionClass
     from domain_drafter.llm import models
     from domain_drafter.llm.llama import LlamaCppBackend
-
-    from domain_drafter.core.descriptions import DescriptionClass
 
     pool = load_bundled()
     bundle = next(b for b in pool if b.name == "blocksworld")
