@@ -94,3 +94,81 @@ def test_every_repair_of_every_bundled_actions_mutants_passes_the_checks(bundles
                     offered += 1
                     assert check_answer(fix.text, bundle.domain, action.name).passed, (bundle.name, action.name)
     assert tried >= 60 and offered >= tried // 2
+
+
+# Answers the free guided search wrote (sixth run, partial/qwen10-free-guided-*.sqlite), shortened.
+LOOPED = """(:action pick-up
+  :parameters (?paper - paper ?loc - loc)
+  :precondition (and (at ?loc) (ishomebase ?loc) (unpacked ?paper))
+  :effect (and (carrying ?paper) (not (unpacked ?paper)) (carrying ?paper) (not (unpacked ?paper)) (carrying ?paper) (not (unp"""
+
+
+def test_an_answer_cut_off_in_a_loop_is_closed_after_its_last_whole_literal(bundles):
+    fix = repaired(bundles, "trap-newspapers", "pick-up", LOOPED)
+    assert fix is not None
+    assert fix.action == bundles["trap-newspapers"].domain.action("pick-up")
+    assert fix.edits == ("closed the 2 parentheses left open (the answer was cut off)",)
+
+
+def test_the_action_is_read_after_prose_and_stray_backticks_are_taken_out(bundles):
+    answer = ("In the given PDDL action, the precondition (satisfied ?loc) is incorrect. Here is the corrected action:\n\n"
+              "(:action climb\n  :parameters (?from ?to - loc)\n  :precondition (and (at ?from) (adjacent ?from ?to) "
+              "(ishill ?to) (not (iswater ?from)))\n  :effect (and (at ?to) (not (at ?from)) `))")
+    check = check_answer(answer, bundles["hiking"].domain, "climb")
+    assert check.subclass.value == "UToken"          # the paper's pruning reads '(satisfied ?loc)' first
+    fix = repair_answer(check, bundles["hiking"].domain)
+    assert fix is not None and check_answer(fix.text, bundles["hiking"].domain, "climb").passed
+    assert fix.edits == ("read the action from line 3, column 1 (the text before it is not PDDL)",
+                         "took out stray backticks and brackets")
+    assert fix.action == bundles["hiking"].domain.action("climb")
+
+
+def test_an_answer_that_stops_after_its_precondition_keeps_the_effect_of_the_answer_it_revises(bundles):
+    domain = bundles["blocksworld"].domain
+    earlier = check_answer("""(:action put-down :parameters (?x - block) :precondition (and (holding ?x) (clear ?x))
+      :effect (and (ontable ?x) (clear ?x) (handempty) (not (holding ?x))))""", domain, "put-down").action
+    answer = ("(:action put-down\n  :parameters (?x - block)\n  :precondition (and (holding ?x)))\n  \n"
+              "This PDDL action represents the put-down action.")
+    check = check_answer(answer, domain, "put-down")
+    assert check.findings[0].message.endswith("the action has no ':effect'.")
+    assert repair_answer(check, domain) is None            # a first answer: nothing to take an effect from
+    fix = repair_answer(check, domain, revises=earlier)
+    assert fix is not None and fix.edits == ("kept the effect of the answer it revises (this one has none)",)
+    assert fix.action == domain.action("put-down")
+
+
+def test_parameters_typed_together_by_mistake_get_the_type_their_uses_agree_on(bundles):
+    answer = """(:action pick
+      :parameters (?obj ?room ?g - gripper)
+      :precondition (and (at ?obj ?room) (at-robby ?room) (free ?g))
+      :effect (and (carry ?obj ?g) (not (at ?obj ?room)) (not (free ?g))))"""
+    fix = repaired(bundles, "gripper", "pick", answer)
+    assert fix is not None
+    assert fix.action == bundles["gripper"].domain.action("pick")
+    assert fix.edits == ("gave ?obj the type 'ball' that (at ?obj ?room) expects (it was 'gripper', which "
+                         "(at ?obj ?room) does not take)",
+                         "gave ?room the type 'room' that (at ?obj ?room) expects (it was 'gripper', which "
+                         "(at ?obj ?room) does not take)")
+
+
+def test_a_parameter_whose_uses_disagree_keeps_its_type_and_the_refused_literal_goes(bundles):
+    answer = """(:action lift
+      :parameters (?hoist - hoist ?crate - crate ?surface - surface ?place - place)
+      :precondition (and (at ?hoist ?place) (available ?hoist) (at ?crate ?place) (on ?crate ?surface)
+                         (clear ?crate) (on ?crate ?place))
+      :effect (and (lifting ?hoist ?crate) (clear ?surface) (not (at ?crate ?place)) (not (on ?crate ?surface))
+                   (not (clear ?crate)) (not (available ?hoist))))"""
+    fix = repaired(bundles, "depot", "lift", answer)    # ?place: a place in (at ...), a surface in (on ...)
+    assert fix is not None
+    assert {p.name: p.type for p in fix.action.parameters}["?place"] == "place"
+    assert fix.edits == ("dropped (on ?crate ?place) from the precondition: ?place is of type 'place', "
+                         "where 'on' expects 'surface'",)
+
+
+@pytest.mark.parametrize("answer", [
+    "I apologize, but I'm unable to correct the PDDL action.",
+    "(:action drive :parameters (?t - truck) (at ?t",
+    "(:action drive\n  :parameters (?t - truck ?from ?to - place)\n  :precondition (and (at ?t ?from)))\nDone.",
+])
+def test_no_text_repair_is_offered_where_no_action_with_an_effect_can_be_read(bundles, answer):
+    assert repaired(bundles, "depot", "drive", answer) is None

@@ -23,8 +23,10 @@ another literal instead (under the grammar the literal guard, without it llm/ans
 fourth run, half the calls on the actions that stalled repeated an earlier answer.
 Answers equal up to renaming and order (the verdict cache's canonical action) are merged: judged once,
 never expanded twice. An answer that fails the checks gets a quick fix (`repair`, core/answer_repair.py:
-what the checks refuse taken out, from the domain's declarations alone), judged as a node of its own
-that costs no model call, so an action that is right but for a predicate of a context example is found.
+what the checks refuse taken out, an answer cut off closed, the action read after prose, from the
+domain's declarations alone), judged as a node of its own that costs no model call, so an action that
+is right but for a predicate of a context example is found. With it, a call whose answer repeats itself
+is ended at the third copy (DecodingOptions.stop_loops) instead of at the token limit.
 
 It stops at the first proven Equivalent, or when the budget (model calls, generated tokens,
 seconds) is spent, or on cancel, or when the model fails; the result always holds the whole tree
@@ -185,6 +187,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         reference = has_reference(bundle, action) if reference is None else reference
         judge = (reference_judge if reference else checks_judge)(bundle, action, evaluator, task)
     decoding = draft_decoding(bundle, action, draft)
+    if options.repair:      # an answer looping until the token limit is cut at its third copy; the quick fix closes it
+        decoding = replace(decoding, stop_loops=True)
     grammar = decoding.grammar if draft.grammar else None
     prompts = [build_prompt(bundle, action, pool, draft.description_class, draft.seed + j, draft.examples, template)
                for j in range(options.width)]
@@ -223,7 +227,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         spent["prompt"] += generation.stats.prompt_tokens
         node = judged(generation.text, generation.stats, decoding_, parent, seed)
         if options.repair and node.duplicate_of is None and not node.judgement.equivalent:
-            fix = repair_answer(node.judgement.check, bundle.domain)
+            revises = parent.judgement.check.action if parent is not None else None
+            fix = repair_answer(node.judgement.check, bundle.domain, revises=revises)
             if fix is not None:
                 no_call = GenerationStats(0, 0, 0.0, 0.0, 0.0, "quick-fix")   # written by the repair, not the model
                 fixed = judged(fix.text, no_call, decoding_, parent, seed, node.id, fix.edits)

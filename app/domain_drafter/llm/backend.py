@@ -15,7 +15,7 @@ from domain_drafter.core.tasks import TaskState
 
 PAPER_STOP: tuple[str, ...] = ("Input:", "Allowed Predicates:")
 
-StopReason = Literal["stop", "length", "cancelled", "eos"]
+StopReason = Literal["stop", "length", "cancelled", "eos", "loop"]   # loop: DecodingOptions.stop_loops
 
 # How the prompt reaches the model: "completion" is the paper's plain text continued as is; "chat"
 # sends it as one user message in the model's own chat template (from its GGUF metadata).
@@ -76,6 +76,10 @@ class DecodingOptions:
     # Answers judged before (their texts): the effect is not closed into one of them, so a guided search's call
     # writes a new answer (llm/literal_guard.py under the grammar, llm/answer_tabu.py without). None: none.
     judged: tuple[str, ...] | None = field(default=None, repr=False)
+    # End the answer when its last stretch of text, with a '(' in it, has come three times in a row (LoopWatch):
+    # a small model's answer that repeats literals until the token limit. Off in the paper's protocol; a search
+    # turns it on with its quick fixes, which close such an answer (core/answer_repair.py).
+    stop_loops: bool = False
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:
@@ -165,6 +169,28 @@ def make_stats(
         wall_time_s=wall,
         stop_reason=stop_reason,
     )
+
+
+class LoopWatch:
+    """Tells when streamed text ends in the same stretch three times in a row: `COPIES` copies of a period
+    of `SHORTEST` to `LONGEST` characters holding a '('. Only the answer's end is looked at, once per piece."""
+
+    COPIES = 3
+    SHORTEST = 12
+    LONGEST = 160
+
+    def __init__(self) -> None:
+        self._text = ""
+
+    def feed(self, piece: str) -> bool:
+        """Take the next piece of the answer; True when the answer now ends in a loop."""
+        self._text = (self._text + piece)[-self.COPIES * self.LONGEST:]
+        t, n = self._text, len(self._text)
+        for period in range(self.SHORTEST, min(self.LONGEST, n // self.COPIES) + 1):
+            last = t[n - period:]
+            if "(" in last and all(t[n - (k + 1) * period:n - k * period] == last for k in range(1, self.COPIES)):
+                return True
+        return False
 
 
 class StopScanner:

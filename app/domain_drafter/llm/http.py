@@ -27,6 +27,7 @@ from domain_drafter.llm.backend import (
     DecodingOptions,
     Generation,
     GenerationStats,
+    LoopWatch,
     PromptFormat,
     StopReason,
     StopScanner,
@@ -239,6 +240,8 @@ class OpenAICompletionsBackend:
             raise ModelError("the backend was closed", where=self.url)
         t_start = time.perf_counter()
         scanner = StopScanner(options.stop)
+        loops = LoopWatch() if options.stop_loops and self.stream else None   # a whole answer is read at once
+        looped = False
         usage: dict[str, Any] = {}
         n_chunks = 0
         t_first: float | None = None
@@ -284,8 +287,10 @@ class OpenAICompletionsBackend:
                         emit(scanner.feed(text))
                         if choice.get("finish_reason"):
                             finish = choice["finish_reason"]
-                    if scanner.stopped:
-                        break  # the server did not cut the stop sequence: stop reading
+                        if loops is not None and text and loops.feed(text):
+                            looped = True
+                    if scanner.stopped or looped:
+                        break  # the server did not cut the stop sequence, or the answer loops: stop reading
         except _Cancelled:
             reason = "cancelled"
         except _CallbackError as e:
@@ -303,11 +308,13 @@ class OpenAICompletionsBackend:
         else:
             if scanner.stopped:
                 reason = "stop"
+            elif looped:
+                reason = "loop"
             elif finish == "length":
                 reason = "length"
             elif finish is not None:
                 reason = "stop"  # OpenAI reports both a stop sequence and end-of-text as "stop"
-            if finish is None and not scanner.stopped:
+            if finish is None and not scanner.stopped and not looped:
                 if task is not None and task.cancelled:
                     reason = "cancelled"
                 else:

@@ -20,7 +20,16 @@ import numpy as np
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.answer_tabu import AnswerTabu
-from domain_drafter.llm.backend import TOP_K, TOP_P, DecodingOptions, Generation, StopReason, StopScanner, make_stats
+from domain_drafter.llm.backend import (
+    TOP_K,
+    TOP_P,
+    DecodingOptions,
+    Generation,
+    LoopWatch,
+    StopReason,
+    StopScanner,
+    make_stats,
+)
 from domain_drafter.llm.grammar_sampler import FullVocab, GrammarCheck, GrammarGreedy, no_allowed_token
 from domain_drafter.llm.literal_guard import LiteralGuard
 from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
@@ -106,6 +115,7 @@ class Sequence:
         self.fast: GrammarGreedy | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.scanner = StopScanner(options.stop)
+        self.loops = LoopWatch() if options.stop_loops else None
         self._fast_mode = options.grammar is not None and options.temperature == 0.0 and fast_grammar
         # under an action grammar that lists its literals: no literal twice in a section (llm/literal_guard.py)
         self.guard = LiteralGuard(options.literals, options.forbidden, options.judged) \
@@ -198,6 +208,8 @@ class Sequence:
         self._emit(self.scanner.feed(text))
         if self.scanner.stopped:
             return self.finish("stop")
+        if self.loops is not None and self.loops.feed(text):
+            return self.finish("loop")
         if self.n_gen >= self.max_new:
             return self.finish("length")
         if self.task is not None and self.task.cancelled:

@@ -26,7 +26,8 @@ from domain_drafter.planning.evaluate import EvaluationResult
 
 TOKEN_FLUSH_MS = 40
 STOP_WORDS = {"length": "stopped at the Max new tokens limit", "stop": "stopped at a stop sequence",
-              "eos": "the model ended its answer", "cancelled": "stopped"}
+              "eos": "the model ended its answer", "cancelled": "stopped",
+              "loop": "stopped: the answer repeated itself"}
 
 
 def generation_text(stats: GenerationStats, rounds: int, verdict: str) -> str:
