@@ -143,3 +143,54 @@ def test_strategies_chosen_in_the_dialog_run_at_the_settings_budget_and_reach_th
     assert ended.args == ["report"], dialog.last_error
     assert (dialog.report_path.parent / "strategies.md").is_file()     # one column per strategy
     qtbot.waitUntil(lambda: not dialog.running, timeout=TIMEOUT_MS)
+
+
+def test_a_spec_file_loaded_in_the_dialog_is_the_run_and_a_bad_one_changes_nothing(qtbot, tiny_model, tmp_path,
+                                                                                    monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path))
+    spec_file = tmp_path / "two-strategies.toml"
+    spec_file.write_text(f'''name = "two-strategies"
+description = "one-shot and search on gripper, tiny model"
+domains = ["gripper"]
+strategies = ["one-shot", "search"]
+grammar = true
+max_tokens = 24
+
+[search]
+budget = 2
+width = 1
+
+[[models]]
+name = "tiny"
+model = "{tiny_model}"
+''')
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\ndomains = ["gripper"]\n\n[search]\nbudget = 0\n\n[[models]]\nname = "m"\nmodel = "default"\n')
+    dialog = BenchmarkDialog([("m", "default")], ["gripper", "miconic"], open_externally=False)
+    qtbot.addWidget(dialog)
+    from_settings = dialog.spec()
+    assert not dialog.clear_spec_button.isEnabled()
+
+    assert dialog.load_spec_file(spec_file)
+    spec = dialog.spec()
+    assert spec.name == "two-strategies" and spec.strategies == ("one-shot", "search") and spec.domains == ("gripper",)
+    assert [m.name for m in spec.models] == ["tiny"] and spec.search["budget"] == 2
+    assert dialog.size_label.text().startswith("6 tasks")            # 3 actions x 2 systems
+    assert dialog.path_edit.text().endswith(f"benchmark-{spec.fingerprint}.sqlite")
+    assert "two-strategies.toml: two-strategies" in dialog.spec_label.text()
+    assert not dialog.model_list.isEnabled() and not dialog.strategy_checks["search"].isEnabled()
+    assert dialog.start_button.isEnabled() and dialog.clear_spec_button.isEnabled()
+
+    assert not dialog.load_spec_file(bad)                             # file:line and what to do; the spec stays
+    assert f"{bad}:5" in dialog.spec_label.text() and "budget" in dialog.spec_label.text()
+    assert dialog.spec() is spec and "still: two-strategies" in dialog.spec_label.text()
+
+    dialog.clear_spec()
+    assert dialog.spec() == from_settings and dialog.model_list.isEnabled()
+    with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS):   # and a loaded spec runs as the CLI would
+        dialog.load_spec_file(spec_file)
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    assert dialog.last_summary is not None and (dialog.last_summary.evaluated, dialog.last_summary.total) == (6, 6)
+    with sqlite3.connect(dialog.path_edit.text()) as db:
+        systems = {row[0] for row in db.execute("SELECT DISTINCT system FROM tasks")}
+    assert len(systems) == 2 and any("[search]" in s for s in systems)

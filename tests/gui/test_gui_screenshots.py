@@ -41,7 +41,8 @@ def distinct_colours(image: QImage, step: int = 6) -> int:
 
 
 def clipped_texts(widget: QWidget) -> list[str]:
-    """The visible buttons, checkboxes and one-line labels narrower than their text: cut off on screen."""
+    """The visible buttons, checkboxes and one-line labels narrower than their text, and the wrapped labels
+    lower than their text at their width: cut off on screen."""
     out = []
     for child in widget.findChildren(QWidget):
         if not child.isVisibleTo(widget) or child.width() <= 1:
@@ -50,6 +51,9 @@ def clipped_texts(widget: QWidget) -> list[str]:
             isinstance(child, QLabel) and not child.wordWrap() and child.pixmap().isNull())
         if one_line and child.text() and child.sizeHint().width() > child.width() + 1:
             out.append(f"{child.text()!r}: {child.width()} px of {child.sizeHint().width()}")
+        wrapped = isinstance(child, QLabel) and child.wordWrap() and child.text() and child.pixmap().isNull()
+        if wrapped and child.heightForWidth(child.width()) > child.height() + 1:
+            out.append(f"{child.text()!r}: {child.height()} px high of {child.heightForWidth(child.width())}")
     return out
 
 

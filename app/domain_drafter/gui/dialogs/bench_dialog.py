@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from domain_drafter.bench.progress import format_eta, rate_text
 from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
-from domain_drafter.bench.spec import STRATEGIES, ExperimentSpec, ModelSpec
+from domain_drafter.bench.spec import STRATEGIES, ExperimentSpec, ModelSpec, load_spec
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
@@ -149,7 +149,28 @@ class BenchmarkDialog(QDialog):
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(browse)
 
+        # A spec file (as `bench run` reads it) replaces the choices below it, the settings' options included.
+        self.loaded_spec: ExperimentSpec | None = None
+        self.spec_label = QLabel(NO_SPEC)
+        self.spec_label.setObjectName("benchmarkSpec")
+        self.spec_label.setWordWrap(True)
+        self.spec_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.spec_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.load_spec_button = QPushButton("Load…")
+        self.load_spec_button.setToolTip("Run an experiment spec file (TOML, as `domain-drafter bench run` reads it): "
+                                         "its models, domains, strategies and options")
+        self.load_spec_button.clicked.connect(self._browse_spec)
+        self.clear_spec_button = QPushButton("Clear")
+        self.clear_spec_button.setToolTip("Back to the choices of this dialog and the settings")
+        self.clear_spec_button.clicked.connect(self.clear_spec)
+        spec_row = QHBoxLayout()
+        spec_row.addWidget(self.load_spec_button)
+        spec_row.addWidget(self.clear_spec_button)
+        spec_row.addStretch(1)
+
         form = QFormLayout()
+        form.addRow("Experiment spec", spec_row)
+        form.addRow("", self.spec_label)      # a row of its own: a long name or an error wraps there
         form.addRow("Models", self.model_list)
         form.addRow("Domains", domains_box)
         form.addRow("Description classes", classes)
@@ -239,6 +260,31 @@ class BenchmarkDialog(QDialog):
     def _path_chosen(self, _text: str) -> None:
         self._auto_path = False
 
+    def _browse_spec(self) -> None:
+        file_dialog(self, Purpose.EXPERIMENT, "Experiment spec", self.load_spec_file,
+                    filters="Experiment specs (*.toml);;All files (*)")
+
+    def load_spec_file(self, path: Path) -> bool:
+        """Use the spec in `path` for the next run; on a bad file, say what and where and keep what was chosen."""
+        try:
+            spec = load_spec(path)
+        except DrafterError as err:
+            message = describe_error(err)
+            self.spec_label.setText(f"Not loaded: {message.message}" + (f" ({message.hint})" if message.hint else "")
+                                    + (f"; still: {self.loaded_spec.name}" if self.loaded_spec else ""))
+            return False
+        self.loaded_spec = spec
+        self.spec_label.setText(f"{path.name}: {spec.name}" + (f" ({spec.description})" if spec.description else ""))
+        self.spec_label.setToolTip(str(path))
+        self._update()
+        return True
+
+    def clear_spec(self) -> None:
+        self.loaded_spec = None
+        self.spec_label.setText(NO_SPEC)
+        self.spec_label.setToolTip("")
+        self._update()
+
     # --- state ------------------------------------------------------------------------------
     @property
     def running(self) -> bool:
@@ -250,7 +296,9 @@ class BenchmarkDialog(QDialog):
         return self.worker is not None and self.runner.running(JobKind.BENCHMARK) and not self.worker.cancelled
 
     def spec(self) -> ExperimentSpec:
-        """The run as chosen here, with every engine option from the settings."""
+        """The run as chosen here, with every engine option from the settings; or the spec file loaded."""
+        if self.loaded_spec is not None:
+            return self.loaded_spec
         models = tuple(ModelSpec(name, model=source) for name, source in self._checked(self.model_list))
         s = self.settings
         strategies = tuple(name for name, box in self.strategy_checks.items() if box.isChecked())
@@ -288,9 +336,15 @@ class BenchmarkDialog(QDialog):
                                     f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)")
             if self._auto_path:
                 self.path_edit.setText(str(data_dir() / "results" / f"benchmark-{spec.fingerprint}.sqlite"))
+        chosen_here = self.loaded_spec is None
         for widget in (self.model_list, self.domain_list, self.prompts_spin, self.grammar_combo, self.workers_spin,
-                       self.path_edit, *self.class_checks.values(), *self.strategy_checks.values()):
+                       *self.class_checks.values(), *self.strategy_checks.values()):
+            widget.setEnabled(not self.running and chosen_here)
+        for widget in (self.path_edit, self.load_spec_button):
             widget.setEnabled(not self.running)
+        self.clear_spec_button.setEnabled(not self.running and not chosen_here)
+        self.options_label.setText(settings_summary(self.settings) if chosen_here else
+                                   "from the spec file (the settings do not apply to it)")
         self.start_button.setEnabled(valid and not self.running)
         self.stop_button.setEnabled(self.running)
         self.report_button.setEnabled(not self.running and Path(self.path_edit.text()).is_file())
@@ -375,6 +429,9 @@ class BenchmarkDialog(QDialog):
         elif outcome is JobOutcome.FINISHED and self.last_summary is not None and self.last_summary.cancelled:
             outcome = JobOutcome.STOPPED   # the run returned what it had judged: Resume continues it
         self.run_ended.emit(outcome)
+
+
+NO_SPEC = "None: the run is the choices below, with the options of the settings."
 
 
 def _action_count(domain: str) -> int:

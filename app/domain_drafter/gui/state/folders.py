@@ -24,6 +24,7 @@ class Purpose(str, enum.Enum):
     DOMAIN = "domain"      # domain folders (opened, drafted, saved as) and exported domain.pddl files
     PROBLEM = "problem"    # problems and counterexamples
     RESULTS = "results"    # benchmark results files
+    EXPERIMENT = "experiment"   # experiment specs (TOML) for the Benchmark dialog
 
 
 GGUF_FILTER = "GGUF models (*.gguf);;All files (*)"
