@@ -6,8 +6,12 @@ node re-prompts with the node's own answer and what is wrong with it (`drafting/
 in the chat format as real turns (the assistant's answer, then the user's feedback), in the
 completion format as the template's appended feedback block. Its `children` answers are sampled
 (temperature > 0, each with its own decoding seed), so that they differ from each other and from
-the parent. The frontier is ordered by class rank, then the agreement score (METHOD 6b), then the
-ARE; a node may be expanded again (after the nodes as good as it), each time at a higher temperature
+the parent. The frontier is ordered by class rank, then whether the answer's action ever applies (a
+Different-domain answer whose action no reachable state of any problem lets apply is `dead`: it goes after
+the others; from the answer's own domain, no reference), then the agreement score (METHOD 6b), then the
+ARE. Measured on the fifth and sixth runs' trees: 3 of 284 child calls after a dead parent were proven
+Equivalent, against 23 of 221 after a live one, while the score ranked dead answers first (an action that
+never applies agrees with the reference wherever the reference does not apply). A node may be expanded again (after the nodes as good as it), each time at a higher temperature
 (`reheat`, added again after each child that repeats an answer judged before: a 1.5B model copies its
 earlier answer at 0.8 and writes new ones at 1.2 to 1.4), and a node whose expansion wrote only repeats
 rests until the others have had their turn.
@@ -45,16 +49,18 @@ from dataclasses import dataclass, field, replace
 from domain_drafter.core.answer_repair import repair_answer
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference
-from domain_drafter.drafting.feedback import ISSUES_SHOWN, judgement_feedback
+from domain_drafter.drafting.feedback import ISSUES_SHOWN, answer_domain, judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
+from domain_drafter.planning.diagnosis import reachability
 from domain_drafter.planning.evaluate import Evaluator
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
@@ -78,10 +84,18 @@ class SearchNode:
     repair_of: int | None = None  # a quick fix of that node's answer (no model call of its own)
     repairs: tuple[str, ...] = () # the quick fix's edits, in words
     temperature: float = 0.0      # the decoding's (0: greedy)
+    dead: bool = False            # Different domain, and its action applies in no reachable state of any problem
 
     @property
     def score(self) -> float:
         return self.judgement.score
+
+    @property
+    def frontier_key(self) -> tuple:
+        """The frontier's order (smaller first): the judgement's key with the dead answers after the live ones
+        of the same class."""
+        key = self.judgement.key
+        return (*key[:2], self.dead, *key[2:])
 
     def to_dict(self) -> dict:
         ev = self.judgement.evaluation
@@ -92,7 +106,7 @@ class SearchNode:
                 "solvable": list(self.judgement.solvable), "tests_passed": self.judgement.tests_passed,
                 "tests_total": self.judgement.tests_total, "feedback": self.feedback,
                 "duplicate_of": self.duplicate_of, "repair_of": self.repair_of, "repairs": list(self.repairs),
-                "temperature": self.temperature}
+                "temperature": self.temperature, "dead": self.dead}
 
 
 @dataclass(frozen=True)
@@ -163,6 +177,17 @@ def ranked_nodes(result: SearchResult) -> list[Candidate]:
     return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]
 
 
+def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bool:
+    """A Different-domain answer (no plan, or a plan of the reference it cannot follow) whose action applies in no
+    reachable state of any of the domain's problems, by an exploration of the answer's own domain (no reference).
+    False where that is not known (an exploration cut short says nothing)."""
+    if judgement.subclass not in (Subclass.NO_PLAN, Subclass.NP_APP) or judgement.check.action is None:
+        return False
+    domain = answer_domain(bundle, action, judgement.check)
+    reach = reachability(domain, bundle.problems) if domain is not None and bundle.problems else ()
+    return bool(reach) and all(any(b.action == action for b in r.blocked) for r in reach)
+
+
 def _decoding_seed(seed: int, node: int, child: int) -> int:
     """A decoding seed that depends only on the search's seed and the place in the tree."""
     return (seed * 1_000_003 + node * 1_009 + child * 7 + 1) % (2**31 - 1)
@@ -196,7 +221,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     nodes: list[SearchNode] = []
     seen: dict[str, int] = {}           # merge key -> the node judged first
     tried: list[str] = []               # refuse_judged: the answers judged (not merged)
-    frontier: list[tuple[tuple, int, int]] = []   # (judgement key, expansions, node id)
+    frontier: list[tuple[tuple, int, int]] = []   # (SearchNode.frontier_key, expansions, node id)
     resting: list[tuple[tuple, int, int]] = []    # nodes whose last expansion wrote nothing new: until the others had a turn
     spent = {"generated": 0, "prompt": 0, "calls": 0}
     judge_s = [0.0]
@@ -247,19 +272,21 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             merged = seen[merge]
             judgement = nodes[merged].judgement
             said = nodes[merged].feedback
+            dead = nodes[merged].dead
         else:
             judgement = judge(key_text)
             said = None if judgement.equivalent else (
                 judgement_feedback(bundle, action, judgement, options.feedback) or _GENERIC)
+            dead = never_applies(bundle, action, judgement)
         judge_s[0] += time.perf_counter() - t0
         node = SearchNode(node_id, parent.id if parent is not None else None,
                           parent.depth + 1 if parent is not None else 0, spent["calls"], seed, decoding_.seed,
-                          key_text, stats, judgement, said, merged, repair_of, repairs, decoding_.temperature)
+                          key_text, stats, judgement, said, merged, repair_of, repairs, decoding_.temperature, dead)
         nodes.append(node)
         if merged is None:
             seen[merge] = node_id
             tried.append(key_text)
-            heapq.heappush(frontier, (judgement.key, 0, node_id))
+            heapq.heappush(frontier, (node.frontier_key, 0, node_id))
         if on_node is not None:
             on_node(node)
         return node

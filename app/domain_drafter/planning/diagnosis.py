@@ -11,6 +11,7 @@ atom, the relaxed goal is out of reach), and `lost_landmarks` names those D' can
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -69,9 +70,29 @@ def _relaxed(actions: Sequence[GroundAction], init: int, skip_add: int = 0) -> i
     return reached
 
 
+_KEPT = 64                      # reachability results kept (the feedback and the search's order ask for the same)
+_kept: dict[tuple, tuple[Reachability, ...]] = {}
+_kept_lock = threading.Lock()
+
+
 def reachability(domain: Domain, problems: Sequence[ProblemFile], *, budget: int = DIAGNOSIS_BUDGET,
                  time_limit_s: float = DIAGNOSIS_TIME_S) -> tuple[Reachability, ...]:
-    """Per problem, what `domain` can never do there (see the module's docstring)."""
+    """Per problem, what `domain` can never do there (see the module's docstring). The last results are kept,
+    by the domain's and the problems' text."""
+    key = (domain.to_pddl(), tuple(p.text for p in problems), budget, time_limit_s)
+    with _kept_lock:
+        kept = _kept.get(key)
+    if kept is None:
+        kept = _reachability(domain, problems, budget, time_limit_s)
+        with _kept_lock:
+            if len(_kept) >= _KEPT:
+                del _kept[next(iter(_kept))]
+            _kept[key] = kept
+    return kept
+
+
+def _reachability(domain: Domain, problems: Sequence[ProblemFile], budget: int,
+                  time_limit_s: float) -> tuple[Reachability, ...]:
     out = []
     for problem in problems:
         try:
