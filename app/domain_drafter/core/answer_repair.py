@@ -17,7 +17,7 @@ writes most (measured on Qwen2.5-Coder 1.5B's free guided search, resources/resu
 
 - prose before the action ("Here is the corrected action: ..."): the action is read from its `(:action`;
 - an answer cut off at the token limit, mostly a literal repeated until then: it is cut after its last
-  whole literal and its parentheses are closed (the repeats are then dropped, below);
+  whole literal and its parentheses are closed (its repeats are dropped when it is read);
 - stray backticks and brackets around a literal, and `{:action` for `(:action`;
 - an action that stops after its precondition, when it revises an earlier answer (a child in the search):
   the earlier answer's effect is kept.
@@ -165,16 +165,19 @@ def _recovered(answer: str, domain: Domain, target: str, revises: ActionSchema |
         if answer[:match.start()].strip():
             where = SourceLocation.from_offset(answer, match.start())
             said.append(f"read the action from line {where.line}, column {where.column} (the text before it is not PDDL)")
-        text = "(" + answer[match.start() + 1:] if answer[match.start()] == "{" else answer[match.start():]
-        if answer[match.start()] == "{":
+        text = answer[match.start():]
+        if text.startswith("{"):
+            text = "(" + text[1:]
             said.append("read '{:action' as '(:action'")
         plain = text.translate(_STRAY)
         if plain != text:
             said.append("took out stray backticks and brackets")
         for candidate, how in _closed_candidates(plain):
+            attempts = [(candidate, [])]
             grafted = _grafted(candidate, revises)
-            for attempt, more in ((candidate, []), *(((grafted, ["kept the effect of the answer it revises (this one "
-                                                               "has none)"]),) if grafted else ())):
+            if grafted is not None:
+                attempts.append((grafted, ["kept the effect of the answer it revises (this one has none)"]))
+            for attempt, more in attempts:
                 check = check_answer(attempt, domain, target)
                 if check.action is not None and check.action.effect:
                     edits += [*said, *([how] if how else []), *more]

@@ -181,11 +181,11 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
     """A Different-domain answer (no plan, or a plan of the reference it cannot follow) whose action applies in no
     reachable state of any of the domain's problems, by an exploration of the answer's own domain (no reference).
     False where that is not known (an exploration cut short says nothing)."""
-    if judgement.subclass not in (Subclass.NO_PLAN, Subclass.NP_APP) or judgement.check.action is None:
+    if judgement.subclass not in (Subclass.NO_PLAN, Subclass.NP_APP) or not bundle.problems:
         return False
-    domain = answer_domain(bundle, action, judgement.check)
-    reach = reachability(domain, bundle.problems) if domain is not None and bundle.problems else ()
-    return bool(reach) and all(any(b.action == action for b in r.blocked) for r in reach)
+    domain = answer_domain(bundle, action, judgement.check)      # these classes come after a parsed answer
+    return domain is not None and all(any(b.action == action for b in r.blocked)
+                                      for r in reachability(domain, bundle.problems))
 
 
 def _decoding_seed(seed: int, node: int, child: int) -> int:

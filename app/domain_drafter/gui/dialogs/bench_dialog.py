@@ -269,9 +269,8 @@ class BenchmarkDialog(QDialog):
         try:
             spec = load_spec(path)
         except DrafterError as err:
-            message = describe_error(err)
-            self.spec_label.setText(f"Not loaded: {message.message}" + (f" ({message.hint})" if message.hint else "")
-                                    + (f"; still: {self.loaded_spec.name}" if self.loaded_spec else ""))
+            kept = f"\n\nThe spec in use is still: {self.loaded_spec.name}" if self.loaded_spec else ""
+            self.spec_label.setText(f"Not loaded: {describe_error(err).text}{kept}")
             return False
         self.loaded_spec = spec
         self.spec_label.setText(f"{path.name}: {spec.name}" + (f" ({spec.description})" if spec.description else ""))
