@@ -172,3 +172,52 @@ def test_a_parameter_whose_uses_disagree_keeps_its_type_and_the_refused_literal_
 ])
 def test_no_text_repair_is_offered_where_no_action_with_an_effect_can_be_read(bundles, answer):
     assert repaired(bundles, "depot", "drive", answer) is None
+
+
+
+LITERAL_REASONS = {"undefined-variable", "undefined-constant", "undefined-predicate", "wrong-arity",
+                   "argument-type", "negative-precondition"}
+
+
+def _mutants(domain, action):
+    """One refused literal each: an undeclared predicate, an extra argument, an unknown constant, a
+    negated precondition and (where one exists) another predicate of the same arity."""
+    text = action.to_pddl(indent="")
+    first = (action.precondition or action.effect)[0].atom
+    yield text.replace(f"({first.predicate} ", f"({first.predicate}-of ", 1)
+    yield text.replace(f"{first}", f"({' '.join((first.predicate, *first.args, '?x'))})", 1)
+    if first.args:
+        yield text.replace(f"{first}", f"({' '.join((first.predicate, 'nowhere', *first.args[1:]))})", 1)
+    yield text.replace(":precondition (and", f":precondition (and (not {first})", 1)
+    other = next((p for p in domain.predicates if p.name != first.predicate and p.arity == len(first.args)), None)
+    if other is not None:
+        yield text.replace(f"({first.predicate} ", f"({other.name} ", 1)
+
+
+def test_the_quick_fix_drops_only_literals_the_checks_refuse(bundles):
+    """The checks and the quick fix read one rule (`answers.literal_problems`): on every bundled action's
+    mutants, each literal the fix drops, put back into the fixed action, is refused by the checks again."""
+    dropped_total = 0
+    for bundle in bundles.values():
+        domain = bundle.domain
+        for action in domain.actions:
+            for mutant in _mutants(domain, action):
+                check = check_answer(mutant, domain, action.name)
+                if check.passed or check.action is None:
+                    continue
+                fix = repair_answer(check, domain)
+                if fix is None:
+                    continue
+                assert check_answer(fix.text, domain, action.name).passed
+                for edit in fix.edits:
+                    if not edit.startswith("dropped "):
+                        continue
+                    literal, _, part = edit.removeprefix("dropped ").partition(" from the ")
+                    part = part.split(":", 1)[0]
+                    keyword = ":precondition (and" if part == "precondition" else ":effect (and"
+                    back = fix.text.replace(keyword, f"{keyword} {literal}", 1)
+                    again = check_answer(back, domain, action.name)
+                    assert not again.passed, (bundle.name, action.name, edit)
+                    assert {f.reason for f in again.findings} <= LITERAL_REASONS, (edit, again.findings)
+                    dropped_total += 1
+    assert dropped_total >= 120, dropped_total

@@ -36,8 +36,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from domain_drafter.core.answers import CheckReport, SourceLocation, check_answer, code_positions
-from domain_drafter.core.model import EQUALITY, OBJECT, ActionSchema, Domain, Literal, TypedName
+from domain_drafter.core.answers import CheckReport, SourceLocation, check_answer, code_positions, literal_problems
+from domain_drafter.core.model import OBJECT, ActionSchema, Domain, Literal, TypedName
 from domain_drafter.core.types import type_members
 
 
@@ -127,28 +127,10 @@ def _declared_parameter(param: TypedName, action: ActionSchema, domain: Domain, 
 
 
 def _refused(literal: Literal, part: str, types: dict[str, str], domain: Domain) -> str | None:
-    """Why the checks refuse `literal` in `part` of the action, or None."""
-    atom = literal.atom
-    for arg in atom.args:
-        if arg.startswith("?") and arg not in types:
-            return f"{arg} is not a parameter"
-        if not arg.startswith("?") and arg not in domain.constant_map:
-            return f"'{arg}' is neither a parameter nor a constant"
-    if atom.predicate == EQUALITY:
-        return None
-    signature = domain.predicate_map.get(atom.predicate)
-    if signature is None:
-        return f"the domain does not declare '{atom.predicate}'"
-    if len(atom.args) != signature.arity:
-        return f"'{atom.predicate}' takes {signature.arity} argument{'' if signature.arity == 1 else 's'}"
-    for arg, expected in zip(atom.args, signature.parameters):
-        actual = types[arg] if arg.startswith("?") else domain.constant_map[arg].type
-        if not all(domain.types.is_subtype(t, expected.type) for t in type_members(actual)):
-            return f"{arg} is of type '{actual}', where '{atom.predicate}' expects '{expected.type}'"
-    if (part == "precondition" and not literal.positive and atom.predicate in domain.fluent_predicates
-            and not domain.has_requirement("negative-preconditions")):
-        return "the domain does not declare :negative-preconditions"
-    return None
+    """Why the checks refuse `literal` in `part` of the action (the first reason), or None."""
+    param_types = {name: type_members(t) for name, t in types.items()}
+    problems = literal_problems(literal.atom.predicate, literal.atom.args, literal.positive, part, param_types, domain)
+    return problems[0].short if problems else None
 
 
 _ACTION_START = re.compile(r"[({]\s*:action\b", re.IGNORECASE)

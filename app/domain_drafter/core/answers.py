@@ -6,6 +6,7 @@ outcome, however odd the input, is a `CheckReport` with exactly one verdict.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from domain_drafter.core.classes import ResultClass, Subclass
@@ -242,47 +243,79 @@ def _semantic_findings(parsed: ParsedAction, domain: Domain, target: str, base: 
     return findings
 
 
-def _atom_findings(atom, domain: Domain, param_types: dict[str, tuple[str, ...]], at) -> list[Finding]:
-    out: list[Finding] = []
-    for arg, span in zip(atom.args, atom.arg_spans):
+@dataclass(frozen=True)
+class LiteralProblem:
+    """Why the semantic checks refuse one literal of an action, with no place in a text: the answer's
+    findings (`_atom_findings`) and the quick fixes (core/answer_repair.py) both read these."""
+
+    subclass: Subclass
+    reason: str
+    short: str                   # the reason alone, e.g. "?city is not a parameter"
+    message: str                 # the full finding, with what is allowed instead
+    arg: int | None = None       # the argument it is about; None: the atom (or the literal, for a negation)
+
+
+def literal_problems(predicate: str, args: tuple[str, ...], positive: bool, section: str,
+                     param_types: Mapping[str, tuple[str, ...]], domain: Domain) -> list[LiteralProblem]:
+    """Every reason the checks refuse the literal `(predicate *args)` (negated unless `positive`) in the
+    action's `section` ("precondition" or "effect"), in the order the checks report them; [] if none.
+    `param_types` maps the action's parameters to their types (the members of an `either`)."""
+    atom = f"({' '.join((predicate, *args))})"
+    out: list[LiteralProblem] = []
+    for i, arg in enumerate(args):
         if arg.startswith("?"):
             if arg not in param_types:
                 params = " ".join(param_types) or "none"
-                out.append(Finding(Subclass.PA_ERROR, "undefined-variable",
-                                   f"{arg} in {atom.atom} is not a parameter of the action (parameters: {params}).",
-                                   at(span)))
+                out.append(LiteralProblem(Subclass.PA_ERROR, "undefined-variable", f"{arg} is not a parameter",
+                                          f"{arg} in {atom} is not a parameter of the action (parameters: {params}).",
+                                          i))
         elif arg not in domain.constant_map:
             consts = " ".join(domain.constant_map) or "none"
-            out.append(Finding(Subclass.PA_ERROR, "undefined-constant",
-                               f"'{arg}' in {atom.atom} is neither a parameter nor a constant of the domain "
-                               f"(constants: {consts}); variables start with '?'.", at(span)))
-    if atom.predicate == EQUALITY:
+            out.append(LiteralProblem(Subclass.PA_ERROR, "undefined-constant",
+                                      f"'{arg}' is neither a parameter nor a constant",
+                                      f"'{arg}' in {atom} is neither a parameter nor a constant of the domain "
+                                      f"(constants: {consts}); variables start with '?'.", i))
+    if predicate == EQUALITY:
         return out
-    signature = domain.predicate_map.get(atom.predicate)
+    signature = domain.predicate_map.get(predicate)
     if signature is None:
         known = ", ".join(p.name for p in domain.predicates)
-        out.append(Finding(Subclass.PA_ERROR, "undefined-predicate",
-                           f"{atom.atom} uses the predicate '{atom.predicate}', which the domain does not declare "
-                           f"(allowed: {known}).", at(atom.span)))
+        out.append(LiteralProblem(Subclass.PA_ERROR, "undefined-predicate",
+                                  f"the domain does not declare '{predicate}'",
+                                  f"{atom} uses the predicate '{predicate}', which the domain does not declare "
+                                  f"(allowed: {known})."))
         return out
-    if len(atom.args) != signature.arity:
-        out.append(Finding(Subclass.PA_ERROR, "wrong-arity",
-                           f"{atom.atom} gives '{atom.predicate}' {len(atom.args)} argument"
-                           f"{'' if len(atom.args) == 1 else 's'}, but it takes {signature.arity}: {signature}.",
-                           at(atom.span)))
+    if len(args) != signature.arity:
+        plural = "" if signature.arity == 1 else "s"
+        out.append(LiteralProblem(Subclass.PA_ERROR, "wrong-arity", f"'{predicate}' takes {signature.arity} argument{plural}",
+                                  f"{atom} gives '{predicate}' {len(args)} argument{'' if len(args) == 1 else 's'}, "
+                                  f"but it takes {signature.arity}: {signature}."))
         return out
     if out:
         return out
-    for arg, span, expected in zip(atom.args, atom.arg_spans, signature.parameters):
+    for i, (arg, expected) in enumerate(zip(args, signature.parameters)):
         actual = param_types[arg] if arg.startswith("?") else (domain.constant_map[arg].type,)
         for t in actual:
             if (t == OBJECT or t in domain.types) and not domain.types.is_subtype(t, expected.type):
-                out.append(Finding(Subclass.T_ERROR, "argument-type",
-                                   f"In {atom.atom}, {arg} is of type '{t}', but '{atom.predicate}' expects "
-                                   f"'{expected.type}' there: {signature}.", at(span)))
-    if (atom.section == "precondition" and not atom.positive and atom.predicate in domain.fluent_predicates
+                out.append(LiteralProblem(Subclass.T_ERROR, "argument-type",
+                                          f"{arg} is of type '{t}', where '{predicate}' expects '{expected.type}'",
+                                          f"In {atom}, {arg} is of type '{t}', but '{predicate}' expects "
+                                          f"'{expected.type}' there: {signature}.", i))
+    if (section == "precondition" and not positive and predicate in domain.fluent_predicates
             and not domain.has_requirement("negative-preconditions")):
-        out.append(Finding(Subclass.BP_ERROR, "negative-precondition",
-                           f"(not {atom.atom}) is a negated precondition on '{atom.predicate}', which actions change, "
-                           "and the domain does not declare :negative-preconditions.", at(atom.literal_span)))
+        out.append(LiteralProblem(Subclass.BP_ERROR, "negative-precondition",
+                                  "the domain does not declare :negative-preconditions",
+                                  f"(not {atom}) is a negated precondition on '{predicate}', which actions change, "
+                                  "and the domain does not declare :negative-preconditions."))
     return out
+
+
+def _atom_findings(atom, domain: Domain, param_types: dict[str, tuple[str, ...]], at) -> list[Finding]:
+    def span(problem: LiteralProblem) -> Span:
+        if problem.arg is not None:
+            return at(atom.arg_spans[problem.arg])
+        return at(atom.literal_span if problem.reason == "negative-precondition" else atom.span)
+
+    return [Finding(p.subclass, p.reason, p.message, span(p))
+            for p in literal_problems(atom.predicate, tuple(atom.args), atom.positive, atom.section,
+                                      param_types, domain)]
