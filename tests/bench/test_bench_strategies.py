@@ -118,3 +118,18 @@ def test_guided_search_is_a_column_in_both_decoding_modes_whose_options_refuse_w
     guided_only = {"forbid_removed", "refuse_judged"}
     assert {k: v for k, v in guided.to_dict().items() if k not in guided_only} == {
         k: v for k, v in plain.to_dict().items() if k not in guided_only}
+
+
+def test_the_calls_figure_gives_a_strategy_one_colour_and_a_system_one_line():
+    """One-shot with and without the grammar often coincide: they share the colour, not the line."""
+    from domain_drafter.bench.figures import curve_styles
+    from domain_drafter.bench.strategy_table import StrategyStats
+
+    def stats(system, strategy):
+        return StrategyStats(system, strategy, tasks=32, proven_equivalent=1, score_sum=0.0, scored=0, calls=32,
+                             tokens=0, wall_s=0.0, found_at=(1,))
+
+    styles = curve_styles([stats("m +grammar", "one-shot"), stats("m +grammar [search]", "search"),
+                           stats("m", "one-shot"), stats("m [search]", "search")])
+    assert styles[0][0] == styles[2][0] and styles[1][0] == styles[3][0] and styles[0][0] != styles[1][0]
+    assert styles[0][1] == styles[1][1] and styles[2][1] == styles[3][1] and styles[0][1] != styles[2][1]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from domain_drafter.bench.spec import STRATEGIES
 from domain_drafter.bench.table import (
     ERROR_LABEL,
     PAPER_EQUIVALENT,
@@ -174,15 +175,36 @@ def equivalence_proof(table: Table, out: Path) -> list[Path]:
     return _save(fig, out, "fig-equivalence-proof")
 
 
+_LINE_STYLES = ("-", "--", ":", "-.")
+
+
+def _base_system(stats) -> str:
+    """The system a strategy ran on: 'qwen +grammar [search]' -> 'qwen +grammar'."""
+    suffix = f" [{stats.strategy}]"
+    return stats.system[:-len(suffix)] if stats.system.endswith(suffix) else stats.system
+
+
+def curve_styles(stats) -> list[tuple[int, str]]:
+    """Per strategy's stats, (colour number, line style): the colour names the strategy, the line the system it
+    ran on (a model, with or without the grammar)."""
+    systems = list(dict.fromkeys(_base_system(s) for s in stats))
+    return [(STRATEGIES.index(s.strategy) if s.strategy in STRATEGIES else len(STRATEGIES),
+             _LINE_STYLES[systems.index(_base_system(s)) % len(_LINE_STYLES)]) for s in stats]
+
+
 def equivalent_vs_calls(stats, out: Path) -> list[Path]:
     """Proven Equivalent (% of actions) against the model calls spent, one curve per strategy (system)."""
     plt = _pyplot()
     budget = max([max(s.found_at, default=1) for s in stats] + [round(s.per_action(s.calls)) for s in stats]
                  + [1])
     fig, ax = plt.subplots(figsize=(6.4, 4))
-    for s in stats:
+    # The colour names the strategy and the line the system it runs on (a model, with or without the grammar),
+    # so that curves which coincide (one-shot with and without the grammar, often) stay apart.
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for s, (colour, line) in zip(stats, curve_styles(stats)):
         points = s.curve(budget)
-        ax.step([x for x, _ in points], [y for _, y in points], where="post", label=s.system, marker=".")
+        ax.step([x for x, _ in points], [y for _, y in points], where="post", label=s.system, marker=".",
+                color=colours[colour % len(colours)], linestyle=line)
     ax.set_xlabel("model calls per action")
     ax.set_ylabel("% of actions proven Equivalent")
     ax.set_xlim(0.5, budget + 0.5)
