@@ -3,6 +3,7 @@ action (192 tasks), judged by K* in 2 worker processes, then the report files.""
 
 from __future__ import annotations
 
+import html
 import json
 import sqlite3
 
@@ -35,6 +36,8 @@ def test_192_task_run_reports_tables_and_figures_that_match_the_database(tmp_pat
                       ).fetchone() == (0,)
     run = db.execute("SELECT versions, machine, finished FROM runs").fetchone()
     assert "kstar" in json.loads(run[0]) and "llama.cpp" in json.loads(run[0]) and json.loads(run[1])["cpus"]
+    machine = json.loads(run[1])
+    assert machine["cpu"] and isinstance(machine["kernel_flags"], list)   # greedy answers can differ between CPUs
     assert run[2] is not None
 
     report = tmp_path / "report"
@@ -44,6 +47,7 @@ def test_192_task_run_reports_tables_and_figures_that_match_the_database(tmp_pat
                                                                              for e in ("png", "svg")]:
         assert (report / name).is_file() and (report / name).stat().st_size > 0, name
     assert (report / "fig-class-shares.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert html.escape(machine["cpu"]) in (report / "report.html").read_text()
 
     table = json.loads((report / "table1.json").read_text())
     assert table["answers"] == {"tiny": 192}

@@ -81,15 +81,24 @@ def gemma(default_cache):
 
 
 def test_told_its_answer_the_default_model_writes_another_where_it_would_repeat_it(gemma, bundles):
+    """Greedy answers depend on the CPU's kernels (llama.cpp picks them by instruction set): on one machine
+    logistics load-truck's answer closes its effect, on another it loops to the token limit. So the test takes
+    the first three actions, in a fixed order, whose greedy answer is a whole action, and asks each for another."""
     pool = list(bundles.values())
-    changed = 0
-    for domain, action in [("blocksworld", "unstack"), ("logistics", "load-truck"), ("gripper", "move")]:
+    order = [("blocksworld", "unstack"), ("logistics", "load-truck"), ("gripper", "move"), ("gripper", "pick"),
+             ("blocksworld", "pick-up"), ("miconic", "up"), ("depot", "drive"), ("logistics", "unload-truck")]
+    looped, told_another = [], []
+    for domain, action in order:
         prompt = build_prompt(bundles[domain], action, pool, DescriptionClass.BASE).text
         options = DecodingOptions()
         first = gemma.generate(prompt, options).text
-        assert answer_key(first) is not None, first             # the greedy answer closes its effect
+        if answer_key(first) is None:                       # the greedy answer never closes its effect
+            looped.append(action)
+            continue
         assert gemma.generate(prompt, options).text == first    # greedy: without the tabu, the same answer
         told = gemma.generate(prompt, DecodingOptions(judged=(first,))).text
         assert answer_key(told) != answer_key(first), told
-        changed += told != first
-    assert changed == 3
+        told_another.append(action)
+        if len(told_another) == 3:
+            break
+    assert len(told_another) == 3, f"only {told_another} closed their effect; these looped: {looped}"

@@ -109,6 +109,8 @@ def _html(source: Path, results: Results, table: Table, with_paper: bool, pngs: 
         f"<li>{html.escape(r.kind)} <b>{html.escape(r.name)}</b>: "
         + html.escape(", ".join(f"{k} {v}" for k, v in r.versions.items()))
         + f"; {html.escape(str(r.machine.get('platform', '')))}, {r.machine.get('cpus')} CPUs"
+        + (f" ({html.escape(str(r.machine['cpu']))}: {html.escape(' '.join(r.machine.get('kernel_flags', [])))})"
+           if r.machine.get("cpu") else "")
         + ("" if r.finished else " <i>(not finished)</i>") + "</li>" for r in runs)
     images = "".join(
         f'<figure><img alt="{html.escape(p.stem)}" src="data:image/png;base64,'

@@ -122,10 +122,13 @@ def versions() -> dict[str, str]:
 
 
 def machine() -> dict[str, Any]:
+    """Where a run ran: with the CPU's model and kernel flags, since greedy answers can differ between CPUs."""
     import os
 
+    from domain_drafter.llm.amx import cpu_identity
+
     return {"host": socket.gethostname(), "platform": platform.platform(), "processor": platform.machine(),
-            "cpus": os.cpu_count()}
+            "cpus": os.cpu_count(), **cpu_identity()}
 
 
 class ResultsStore:

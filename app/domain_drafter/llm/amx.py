@@ -1,5 +1,6 @@
 """The CPU as llama.cpp meets it: how many threads to give it (`default_threads`), and the AMX workaround:
-llama.cpp's AMX kernels kill the process on VMs that advertise AMX but forbid it.
+llama.cpp's AMX kernels kill the process on VMs that advertise AMX but forbid it; and what a results file
+records of the CPU (`cpu_identity`), since its flags choose the kernels and so the rounding of greedy answers.
 
 `cpu_has_amx()` reads the CPU flags; `ModelParamsPatch(extra_buffers=False)` makes llama-cpp-python
 load a model with llama.cpp's `use_extra_bufts` off (it does not expose the parameter), so the
@@ -11,17 +12,42 @@ from __future__ import annotations
 import os
 from typing import Any
 
+# The instruction sets that choose llama.cpp's CPU kernels, and with them the rounding of every dot product.
+KERNEL_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile",
+                "asimd", "asimddp", "sve", "i8mm")
 
-def cpu_has_amx() -> bool:
-    """True if /proc/cpuinfo advertises Intel AMX tiles (Linux only; False elsewhere)."""
+
+def _cpuinfo() -> tuple[str, set[str]]:
+    """The first CPU's model name and flags from /proc/cpuinfo (x86 "flags", ARM "Features"); ("", set())
+    where there is no such file."""
+    name, flags = "", set()
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
             for line in f:
-                if line.startswith("flags"):
-                    return "amx_tile" in line.split()
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and not name:
+                    name = value.strip()
+                elif key in ("flags", "Features") and not flags:
+                    flags = set(value.split())
+                if name and flags:
+                    break
     except OSError:
         pass
-    return False
+    return name, flags
+
+
+def cpu_has_amx() -> bool:
+    """True if /proc/cpuinfo advertises Intel AMX tiles (Linux only; False elsewhere)."""
+    return "amx_tile" in _cpuinfo()[1]
+
+
+def cpu_identity() -> dict[str, object]:
+    """The CPU's model name and its kernel-choosing flags, for a results file. Greedy answers are exact on one
+    machine but can differ between CPUs with other flags (seen: the default model's greedy logistics
+    load-truck closes its effect on one machine and loops on an AVX2-only AMD EPYC)."""
+    name, flags = _cpuinfo()
+    return {"cpu": name or "unknown", "kernel_flags": [f for f in KERNEL_FLAGS if f in flags]}
 
 
 class ModelParamsPatch:
