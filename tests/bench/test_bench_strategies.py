@@ -133,3 +133,22 @@ def test_the_calls_figure_gives_a_strategy_one_colour_and_a_system_one_line():
                            stats("m", "one-shot"), stats("m [search]", "search")])
     assert styles[0][0] == styles[2][0] and styles[1][0] == styles[3][0] and styles[0][0] != styles[1][0]
     assert styles[0][1] == styles[1][1] and styles[2][1] == styles[3][1] and styles[0][1] != styles[2][1]
+
+
+@pytest.mark.parametrize("generators", [1, 2])
+def test_a_running_search_shows_its_model_calls_as_the_runs_progress(tmp_path, tiny_model, private_cache, generators):
+    """Between two answers a strategy spends up to its budget of calls (minutes each with a real model): the
+    run's progress says which task and which call, in this process and from generator processes alike."""
+    from domain_drafter.bench.runner import run_experiment
+
+    spec = load_spec(write_spec(tmp_path / "progress.toml", tiny_model, domains='["heavy-pack"]',
+                                extra='grammar = [true]\nthreads = 1\nstrategies = ["retries"]\n[search]\nbudget = 3\n'))
+    messages: list[str] = []
+    summary = run_experiment(spec, tmp_path / "p.sqlite", generators=generators,
+                             on_progress=lambda p: messages.append(p.message))
+    assert summary.evaluated == summary.total == 2
+    who = "tiny" if generators == 1 else "generator "
+    for action in ("pack-first", "stack"):
+        calls = [m for m in messages if f"heavy-pack/{action} retries: model call" in m]
+        assert calls and all(m.startswith(who) for m in calls), messages
+        assert any("model call 3 of 3; best score so far" in m for m in calls), calls

@@ -60,18 +60,22 @@ class _Tasks:
 
 def draft_in_parallel(generators: Sequence, rows: Sequence[dict], on_drafted: Callable[[Drafted], None], *,
                       task: TaskState | None = None, idle: Callable[[], None] = lambda: None,
-                      endpoints: Sequence[Endpoint] = (), on_note: Callable[[str], None] = log.warning) -> None:
+                      endpoints: Sequence[Endpoint] = (), on_note: Callable[[str], None] = log.warning,
+                      on_progress: Callable[[str], None] = lambda _text: None) -> None:
     """Draft `rows` with `generators` (one thread each), calling `on_drafted` here for every answer, `idle`
-    between answers and `on_note` for a slot that failed and was routed around. Raises Cancelled when `task`
+    between answers, `on_note` for a slot that failed and was routed around, and `on_progress` with what a
+    slot's task is doing (a search's model calls, led by the slot's label). Raises Cancelled when `task`
     is cancelled, ModelError when the run must stop."""
     tasks = _Tasks(rows)
     stop = task.child() if task is not None else TaskState()
     results: queue.Queue = queue.Queue()
 
     def slot(generator) -> None:
+        label = generator.label
+        doing = stop.reporting_to(lambda _done, _total, text: results.put(("progress", f"{label}: {text}")))
         while (row := tasks.take(stop)) is not None:
             try:
-                drafted = generator.draft(row, stop)
+                drafted = generator.draft(row, doing)
             except Cancelled:
                 tasks.give_back(row)
                 return
@@ -121,6 +125,8 @@ def draft_in_parallel(generators: Sequence, rows: Sequence[dict], on_drafted: Ca
                 idle()
             elif kind == "note":
                 on_note(payload)
+            elif kind == "progress":
+                on_progress(payload)
             elif kind == "fatal" and fatal is None:
                 fatal = payload
                 stop.cancel()

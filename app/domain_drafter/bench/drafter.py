@@ -141,7 +141,7 @@ class TaskDrafter:
         _, template = self._shared()
         result = search_action(bundle, row["action"], backend, self.evaluator(), self._shared()[0],
                                self._draft_options(row), strategy_options(strategy, self.spec),
-                               template=template, reference=True, task=task)
+                               template=template, reference=True, task=_naming(task, row, strategy))
         if result.stopped == "cancelled":
             raise Cancelled()
         if result.stopped == "error":
@@ -165,7 +165,7 @@ class TaskDrafter:
         _, template = self._shared()
         options = self._draft_options(row, retries=self.spec.retries, feedback=Feedback(self.spec.feedback))
         draft = draft_action(bundle, row["action"], backend, self.evaluator(), self._shared()[0], options,
-                             template=template, task=task)
+                             template=template, task=_naming(task, row, "corrective rounds"))
         final = draft.rounds[-1]
         return Drafted(row["key"], final.generation.text, prompt_record(draft.prompt),
                        {"backend": backend.name, "rounds": [r.to_dict() for r in draft.rounds]},
@@ -175,6 +175,12 @@ class TaskDrafter:
         if self._evaluator is not None:
             self._evaluator.close()
             self._evaluator = None
+
+
+def _naming(task: TaskState | None, row: Mapping, what: str) -> TaskState | None:
+    """`task`, its progress messages (a search's "model call 5 of 16; best score so far 93%") led by the row's
+    action and `what` runs on it, so that a long benchmark shows what it is doing between answers."""
+    return None if task is None else task.within(0, 1, f"{row['domain']}/{row['action']} {what}")
 
 
 def prompt_record(prompt) -> dict:

@@ -80,8 +80,9 @@ def _generator_main(conn, spec: ExperimentSpec, model: ModelSpec, parent: int) -
                 return
             if message[0] == "stop":
                 break
+            progress = TaskState(lambda _done, _total, text: conn.send(("progress", text)))
             try:
-                conn.send(("done", drafter.draft(message[1], backend)))
+                conn.send(("done", drafter.draft(message[1], backend, progress)))
             except ModelError as exc:
                 conn.send(("model-error", exc.message))
     drafter.close()
@@ -146,6 +147,10 @@ class ProcessGenerator:
         except (BrokenPipeError, OSError):
             raise GeneratorDied(f"{self.label} (pid {self.pid}) is gone") from None
         kind, payload = self._receive(task)
+        while kind == "progress":   # the child's search under way: passed on as this task's progress
+            if task is not None:
+                task.report(0, 0, payload)
+            kind, payload = self._receive(task)
         if kind == "model-error":
             raise ModelError(f"{self.label}: {payload}")
         return payload.with_generator(self.label)

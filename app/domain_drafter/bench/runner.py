@@ -274,9 +274,10 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
     slots, endpoints = generator_slots(spec, model, generators, executor if on_dask else None)
     if slots:
         draft_in_parallel(slots, list(rows.values()), store_drafted, task=task, idle=lambda: evaluations.harvest(0.0),
-                          endpoints=endpoints, on_note=report)
+                          endpoints=endpoints, on_note=report, on_progress=report)
         return
     drafter = TaskDrafter(spec, model)
+    doing = (task or TaskState()).reporting_to(lambda _done, _total, text: report(f"{model.name}: {text}"))
     searching = spec.retries > 0 or any(s != "one-shot" for s in spec.strategies)
     with open_backend(model, spec) as backend:
         try:
@@ -287,7 +288,7 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
             for row in rows.values():
                 if task is not None:
                     task.check_cancelled()
-                store_drafted(drafter.draft(row, backend, task, on_token=evaluations.harvest_now_and_then))
+                store_drafted(drafter.draft(row, backend, doing, on_token=evaluations.harvest_now_and_then))
         finally:
             drafter.close()
 

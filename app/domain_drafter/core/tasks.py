@@ -34,6 +34,10 @@ class TaskState:
     def child(self) -> TaskState:
         return TaskState(self.on_progress, _parent=self)
 
+    def reporting_to(self, on_progress: Callable[[int, int, str], None]) -> TaskState:
+        """A child that is cancelled with this task but sends its progress to `on_progress` instead."""
+        return TaskState(on_progress, _parent=self)
+
     def within(self, done: int, total: int, prefix: str = "") -> TaskState:
         """A child whose reports show as step `done` of `total` of this task, its message after `prefix`.
 
