@@ -84,6 +84,19 @@ def test_a_bad_search_table_names_its_line_and_exits_3(tmp_path, tiny_model, tab
     assert what in err and f"{spec}:{number}" in err, err
 
 
+def test_guided_search_on_a_served_model_is_refused_at_its_line(tmp_path, tiny_model, capsys):
+    spec = write_spec(tmp_path / "served.toml", tiny_model, extra='strategies = ["search", "guided-search"]\n')
+    text = spec.read_text().replace(f'model = "{tiny_model}"', 'endpoint = "http://127.0.0.1:9"')
+    spec.write_text(text)
+    number = text.splitlines().index('strategies = ["search", "guided-search"]') + 1
+    assert main(["bench", "run", str(spec), "--out", str(tmp_path / "x.sqlite")]) == 3
+    err = capsys.readouterr().err
+    assert "guided-search needs each model loaded in this process" in err and f"{spec}:{number}" in err, err
+    assert "compare 'search' on a served model" in err
+    spec.write_text(text.replace('"search", "guided-search"', '"search"'))   # the plain search is fine there
+    load_spec(spec)
+
+
 def test_an_unknown_strategy_is_refused_with_the_valid_ones(tmp_path, tiny_model, capsys):
     spec = write_spec(tmp_path / "bad.toml", tiny_model, extra='strategies = ["one-shot", "beam"]\n')
     assert main(["bench", "run", str(spec), "--out", str(tmp_path / "x.sqlite")]) == 3

@@ -232,6 +232,22 @@ def test_refusing_judged_answers_spends_no_call_on_a_repeat(tiny_backend, evalua
     assert repeats[True] == 0 and repeats[False] > 0
 
 
+@pytest.mark.parametrize("guided", [{"refuse_judged": True}, {"forbid_removed": True}])
+def test_a_guided_search_on_a_served_model_is_refused_before_any_call(tiny_backend, evaluator, bundles, guided):
+    """A server samples its own logits, so the guided refusals cannot act there: the search says so and asks
+    nothing (it used to run as the plain search under the guided name). A model in this process is guided."""
+    from domain_drafter.llm.backend import steers_tokens
+    from domain_drafter.llm.http import OpenAICompletionsBackend
+
+    served = OpenAICompletionsBackend("http://127.0.0.1:9", retries=0)   # nothing listens: no call may be made
+    options = SearchOptions(budget=2, width=1, children=1, **guided)
+    with pytest.raises(UsageError) as refused:
+        run(bundles, served, evaluator, options)
+    assert "needs the model loaded in this process" in refused.value.message and "plain search" in refused.value.hint
+    assert served.attempts == 0 and not steers_tokens(served) and steers_tokens(tiny_backend)
+    assert run(bundles, tiny_backend, evaluator, options).calls == 2
+
+
 def test_an_answer_whose_action_never_applies_goes_after_a_live_one_whatever_its_score(evaluator, bundles):
     """blocksworld put-down: holding a block that is on the table never happens (dead, yet it agrees wherever
     the reference does not apply: a high score); put down whenever the block is clear, it applies (live, where

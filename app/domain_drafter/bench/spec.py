@@ -329,6 +329,12 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None, source
     if len(set(strategies)) != len(strategies):
         fail("a strategy is listed twice in 'strategies'", None, ("strategies",))
     fields["strategies"] = tuple(str(s) for s in strategies)
+    served = [m.name for m in models if m.endpoint]
+    if "guided-search" in strategies and served:
+        fail(f"guided-search needs each model loaded in this process, and {', '.join(served)} "
+             f"{'is' if len(served) == 1 else 'are'} served by an endpoint: its refusals act on the model's logits, "
+             "which a server keeps to itself",
+             "compare 'search' on a served model, or give it a GGUF 'model' instead of 'endpoint'", ("strategies",))
     if "search" in data:
         fields["search"] = _search_table(data["search"], lambda what, hint=None, key=None: fail(
             what, hint, ("search", key) if key else ("search",)))

@@ -50,7 +50,7 @@ from domain_drafter.core.answer_repair import repair_answer
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
-from domain_drafter.core.errors import DrafterError, ModelError
+from domain_drafter.core.errors import DrafterError, ModelError, UsageError
 from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
@@ -59,7 +59,7 @@ from domain_drafter.drafting.feedback import ISSUES_SHOWN, answer_domain, judgem
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
-from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
+from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats, steers_tokens
 from domain_drafter.planning.diagnosis import reachability
 from domain_drafter.planning.evaluate import Evaluator
 
@@ -206,6 +206,12 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     failure or a cancel once started: the result says why it stopped and keeps the tree.
     """
     task = task or TaskState()
+    if (options.forbid_removed or options.refuse_judged) and not steers_tokens(backend):
+        raise UsageError(f"a guided search needs the model loaded in this process, and {backend.name} is served: "
+                         "its refusals (no answer judged before, no literal the feedback removed) act on the "
+                         "model's logits, which a server keeps to itself",
+                         hint="use the plain search (leave out --guided; turn Guided off in the Settings; the "
+                              "'search' strategy), or load the model's GGUF file here")
     template = template or load_template()
     action = bundle.require_action(action)
     if judge is None:

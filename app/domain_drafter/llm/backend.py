@@ -147,6 +147,12 @@ class GenerationBackend(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
+def steers_tokens(backend: object) -> bool:
+    """True if `backend` applies the options that act on each token's logits, `judged` and `forbidden` (a guided
+    search's refusals): a model in this process does, a server does not (it takes a grammar, never our logits)."""
+    return bool(getattr(backend, "steers_tokens", False))
+
+
 def make_stats(
     *,
     prompt_tokens: int,

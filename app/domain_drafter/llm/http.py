@@ -81,6 +81,8 @@ class OpenAICompletionsBackend:
     the last generate() made.
     """
 
+    steers_tokens = False   # a server samples its own logits: `judged` and `forbidden` cannot act (see _body)
+
     def __init__(
         self,
         base_url: str,
@@ -191,8 +193,8 @@ class OpenAICompletionsBackend:
         if options.temperature > 0:
             # The in-process chain (top-k, temperature, top-p; no min-p): llama-server follows `samplers`, other
             # servers take what they know of the rest, so a sampled child is drawn alike. A server cannot refuse
-            # judged answers or forbidden literals (those act on the logits in-process): over HTTP the guided
-            # search is the plain one, and it still merges a repeat, at the cost of its call.
+            # judged answers or forbidden literals (those act on the logits in-process), so a guided search
+            # refuses to start on a served model (steers_tokens) rather than quietly be the plain one.
             body.update(top_k=TOP_K, top_p=TOP_P, min_p=0.0, samplers=list(SAMPLER_ORDER))
         if options.stop:
             body["stop"] = list(options.stop)

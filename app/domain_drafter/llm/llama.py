@@ -87,6 +87,8 @@ class LlamaCppBackend:
     chunks in tokens (default from the model's size, see default_prompt_chunk()).
     """
 
+    steers_tokens = True   # judged answers and forbidden literals act on this model's logits (backend.steers_tokens)
+
     def __init__(
         self,
         model_path: str | Path,
