@@ -165,6 +165,64 @@ def test_a_parameter_whose_uses_disagree_keeps_its_type_and_the_refused_literal_
                          "where 'on' expects 'surface'",)
 
 
+# Slips of form inside an action, as the seventh run's free guided search wrote them (partial/qwen14-free-guided-A):
+# none parses, and before the mends none got a quick fix.
+SLIPS = [
+    ("blocksworld", "pick-up",
+     "(:action pick-up\n  :parameters (?x - block)\n  :precondition (and (ontable ?x) (clear ?x) (handempty))\n"
+     "  :effect (and (holding ?x) (not (ontable ?x)) (not (handempty)) ((clear ?x))))",
+     ("took out the second pair of parentheses around a literal",),
+     "(and (holding ?x) (not (ontable ?x)) (not (handempty)) (clear ?x))"),
+    ("blocksworld", "unstack",
+     "(:action unstack\n  :parameters (?x - block ?y - block)\n  :precondition (and (holding ?x) (ontable ?y))\n"
+     "  :effect (and (clear ?x) (ontable ?x) (clear ?y\")))",
+     ("took out quotes inside the action",), "(and (clear ?x) (ontable ?x) (clear ?y))"),
+    ("gripper", "drop",
+     "(:action drop\n  :parameters (?obj - ball ?room - room ?g - gripper)\n  :precondition (and (at-robby ?room) "
+     "(at ?obj ?room) (free ?g) (carry ?obj ?g)))\n  :effect (and (not (at-robby ?room)) (not (at ?obj ?room)) "
+     "(not (free ?g)) (not (carry ?obj ?g))))",
+     ("took out the ')' that closed the action before its :effect",),
+     "(and (not (at-robby ?room)) (not (at ?obj ?room)) (not (free ?g)) (not (carry ?obj ?g)))"),
+    ("blocksworld", "put-down",
+     "(:action put-down\n  :parameters (?x - block)\n  :precondition (handempty) (holding ?x) (ontable ?x))\n"
+     "  :effect (and (clear ?x) (not (handempty)) (not (holding ?x)))))",
+     ("took out the ')' that closed the action before its :effect",
+      "joined the :precondition's 3 literals in one (and ...)"), "(and (clear ?x) (not (handempty)) (not (holding ?x)))"),
+    ("depot", "drop",
+     "(:action drop\n  :parameters (?hoist - hoist ?crate - crate ?surface - surface ?place - place)\n"
+     "  :precondition (and (at ?surface ?place) (clear ?surface) (lifting ?hoist ?crate))\n"
+     "  :effect (and (clear ?surface) (not (lifting ?hoist ?crate)) (on ?crate ?surface)) (not (clear ?surface)) "
+     "(at ?crate ?place)))",
+     ("put the literals written after the :effect's closed (and ...) inside it",),
+     "(and (clear ?surface) (not (lifting ?hoist ?crate)) (on ?crate ?surface) (not (clear ?surface)) (at ?crate ?place))"),
+]
+
+
+@pytest.mark.parametrize(("domain", "action", "answer", "edits", "effect"), SLIPS,
+                         ids=[f"{d}-{a}" for d, a, *_ in SLIPS])
+def test_slips_of_form_inside_an_action_are_mended_and_said(bundles, domain, action, answer, edits, effect):
+    check = check_answer(answer, bundles[domain].domain, action)
+    assert check.action is None                      # as written, it does not parse
+    fix = repair_answer(check, bundles[domain].domain)
+    assert fix is not None and fix.edits == edits
+    mended = check_answer(fix.text, bundles[domain].domain, action)
+    assert mended.passed
+    expected = check_answer(f"(:action {action} :parameters () :precondition (and) :effect {effect})",
+                            bundles[domain].domain, action)
+    assert expected.action is not None
+    assert set(mended.action.effect) == set(expected.action.effect)   # every literal the model wrote, none lost
+
+
+def test_a_mend_is_tried_only_where_the_answer_as_written_cannot_be_read(bundles):
+    """An answer cut off after a literal wrapped twice is closed as before; the mend is for what that cannot read."""
+    domain = bundles["blocksworld"].domain
+    cut = "(:action pick-up :parameters (?x - block) :precondition (and (clear ?x) (ontable ?x) (handempty)) " \
+          ":effect (and (holding ?x) (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (not (handem"
+    fix = repair_answer(check_answer(cut, domain, "pick-up"), domain)
+    assert fix is not None and fix.action == domain.action("pick-up")
+    assert fix.edits == ("closed the 2 parentheses left open (the answer was cut off)",)
+
+
 @pytest.mark.parametrize("answer", [
     "I apologize, but I'm unable to correct the PDDL action.",
     "(:action drive :parameters (?t - truck) (at ?t",

@@ -20,7 +20,12 @@ writes most (measured on Qwen2.5-Coder 1.5B's free guided search, resources/resu
   whole literal and its parentheses are closed (its repeats are dropped when it is read);
 - stray backticks and brackets around a literal, and `{:action` for `(:action`;
 - an action that stops after its precondition, when it revises an earlier answer (a child in the search):
-  the earlier answer's effect is kept.
+  the earlier answer's effect is kept;
+- slips of form inside the action, tried only where the answer as written cannot be read (`_mended`): a literal
+  wrapped twice (`((clear ?x))`), quotes in a literal (`(clear ?y")`), the action closed before the `:effect`
+  written after it, a section of several literals with no `and`, or with literals after its `and` closed.
+  Replayed on the seventh run's trees, these read 13 of the 49 answers the stages above could not (none of the
+  13 is proven Equivalent as it stands: they become answers the search can judge and expand).
 
 A parameter of a declared type that none of its uses takes (`(?obj ?room ?g - gripper)` types all three
 as grippers) gets the one type all its uses take, when there is one. (Repeated literals are dropped
@@ -154,17 +159,119 @@ def _recovered(answer: str, domain: Domain, target: str, revises: ActionSchema |
         plain = text.translate(_STRAY)
         if plain != text:
             said.append("took out stray backticks and brackets")
-        for candidate, how in _closed_candidates(plain):
-            attempts = [(candidate, [])]
-            grafted = _grafted(candidate, revises)
-            if grafted is not None:
-                attempts.append((grafted, ["kept the effect of the answer it revises (this one has none)"]))
-            for attempt, more in attempts:
-                check = check_answer(attempt, domain, target)
-                if check.action is not None and check.action.effect:
-                    edits += [*said, *([how] if how else []), *more]
-                    return check
+        mended, mends = _mended(plain)
+        readings = [(plain, [])] + ([(mended, mends)] if mended != plain else [])
+        for reading, mend in readings:      # as written first: a mend is tried only where that fails
+            for candidate, how in _closed_candidates(reading):
+                attempts = [(candidate, [])]
+                grafted = _grafted(candidate, revises)
+                if grafted is not None:
+                    attempts.append((grafted, ["kept the effect of the answer it revises (this one has none)"]))
+                for attempt, more in attempts:
+                    check = check_answer(attempt, domain, target)
+                    if check.action is not None and check.action.effect:
+                        edits += [*said, *mend, *([how] if how else []), *more]
+                        return check
     return None
+
+
+_DOUBLED = re.compile(r"\(\(\s*([^()\s]+(?:\s+[^()\s]+)*)\s*\)\)")   # ((clear ?x)): one literal, twice wrapped
+_QUOTES = str.maketrans("", "", "\"'")
+_SECTION = re.compile(r":(precondition|effect)\b", re.IGNORECASE)
+
+
+def _mended(text: str) -> tuple[str, list[str]]:
+    """`text` with the slips of form that free decoding makes inside an action mended, and the mends in words:
+    a literal wrapped twice (`((clear ?x))`), quotes in a literal (`?y"`, `?truck's`), the action closed before
+    the `:effect` that follows it, and a section of several literals with no `and` around them, or with more
+    literals after its `and` closed. The text is unchanged where none of these is found."""
+    edits: list[str] = []
+    mended = _DOUBLED.sub(r"(\1)", text)
+    if mended != text:
+        edits.append("took out the second pair of parentheses around a literal")
+    unquoted = mended.translate(_QUOTES)
+    if unquoted != mended:
+        edits.append("took out quotes inside the action")
+    reopened = _reopened(unquoted)
+    if reopened != unquoted:
+        edits.append("took out the ')' that closed the action before its :effect")
+    joined = reopened
+    for name in ("effect", "precondition"):
+        joined, said = _conjoined(joined, name)
+        edits += said
+    return joined, edits
+
+
+def _reopened(text: str) -> str:
+    """`text` without the ')'s that close the action before an `:effect` written after them."""
+    for _ in range(3):
+        opened = 0
+        for i, ch in code_positions(text):
+            opened += 1 if ch == "(" else -1
+            if opened == 0:
+                if not re.match(r"\s*:effect\b", text[i + 1:], re.IGNORECASE):
+                    return text
+                text = text[:i] + text[i + 1:]
+                break
+        else:
+            return text
+    return text
+
+
+def _groups(text: str, start: int) -> tuple[list[tuple[int, int]], int] | None:
+    """The balanced groups `( ... )` from `start` on, until a ':' or a ')' outside them or the end of the text:
+    [(begin, end)], and where they stop; None when a group is left open (an answer cut off)."""
+    groups: list[tuple[int, int]] = []
+    i, n = start, len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+        elif ch == "(":
+            depth, j = 0, i
+            while j < n:
+                if text[j] == ";":
+                    j = text.find("\n", j)
+                    if j < 0:
+                        return None
+                elif text[j] == "(":
+                    depth += 1
+                elif text[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            if j >= n:
+                return None
+            groups.append((i, j + 1))
+            i = j + 1
+        elif ch == ";":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        else:
+            break
+    return groups, i
+
+
+def _conjoined(text: str, section: str) -> tuple[str, list[str]]:
+    """`text` with the `:section`'s literals in one `(and ...)` when it holds several groups side by side."""
+    match = next((m for m in _SECTION.finditer(text) if m.group(1).lower() == section), None)
+    if match is None:
+        return text, []
+    found = _groups(text, match.end())
+    if found is None or len(found[0]) < 2:
+        return text, []
+    groups, _ = found
+    parts = [text[b:e] for b, e in groups]
+    head = parts[0]
+    if re.match(r"\(\s*and\b", head, re.IGNORECASE):
+        inner = [head[:-1].rstrip(), *parts[1:]]     # the literals after the closed `and` go inside it
+        joined = " ".join(inner) + ")"
+        said = f"put the literals written after the :{section}'s closed (and ...) inside it"
+    else:
+        joined = "(and " + " ".join(parts) + ")"
+        said = f"joined the :{section}'s {len(parts)} literals in one (and ...)"
+    return text[:groups[0][0]] + joined + text[groups[-1][1]:], [said]
 
 
 def _closed_candidates(text: str):
