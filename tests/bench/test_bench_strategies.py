@@ -149,10 +149,11 @@ def test_the_calls_figure_gives_a_strategy_one_colour_and_a_system_one_line():
 
 
 @pytest.mark.parametrize("generators", [1, 2])
-def test_a_running_search_shows_its_model_calls_as_the_runs_progress(tmp_path, tiny_model, private_cache, generators):
+def test_a_running_search_shows_its_model_calls_as_the_runs_progress_and_each_answer_names_its_cpu(tmp_path, tiny_model, private_cache, generators):
     """Between two answers a strategy spends up to its budget of calls (minutes each with a real model): the
     run's progress says which task and which call, in this process and from generator processes alike."""
     from domain_drafter.bench.runner import run_experiment
+    from domain_drafter.llm.amx import cpu_identity
 
     spec = load_spec(write_spec(tmp_path / "progress.toml", tiny_model, domains='["heavy-pack"]',
                                 extra='grammar = [true]\nthreads = 1\nstrategies = ["retries"]\n[search]\nbudget = 3\n'))
@@ -160,6 +161,9 @@ def test_a_running_search_shows_its_model_calls_as_the_runs_progress(tmp_path, t
     summary = run_experiment(spec, tmp_path / "p.sqlite", generators=generators,
                              on_progress=lambda p: messages.append(p.message))
     assert summary.evaluated == summary.total == 2
+    with sqlite3.connect(tmp_path / "p.sqlite") as db:       # and each answer names the CPU that wrote it
+        cpus = {json.loads(g)["cpu"] for (g,) in db.execute("SELECT generation FROM tasks")}
+    assert cpus == {cpu_identity()["cpu"]}
     who = "tiny" if generators == 1 else "generator "
     for action in ("pack-first", "stack"):
         calls = [m for m in messages if f"heavy-pack/{action} retries: model call" in m]

@@ -23,6 +23,7 @@ from domain_drafter.bench.store import ResultsStore
 from domain_drafter.bench.worker import EvaluationJob, evaluate_job
 from domain_drafter.core.errors import ModelError, UsageError
 from domain_drafter.core.tasks import Cancelled, TaskState
+from domain_drafter.llm.amx import cpu_identity
 
 CLASS_NAMES = ("Syntax error", "Semantic error", "Different domain", "Equivalent")
 
@@ -258,10 +259,13 @@ def _generate_model(spec, model, pending, store, evaluations, state, report, tas
     from domain_drafter.bench.drafter import TaskDrafter, row_dict
 
     rows = {r["key"]: row_dict(r) for r in pending}
+    # The CPU that wrote each answer of a model run here (greedy answers can differ between CPUs, and a run
+    # resumed on another machine goes on in the same file); a served model's answers come from its server's.
+    here = {} if model.endpoint else cpu_identity()
 
     def store_drafted(drafted) -> None:
         row = rows[drafted.key]
-        store.store_generation(drafted.key, drafted.answer, drafted.prompt, drafted.generation)
+        store.store_generation(drafted.key, drafted.answer, drafted.prompt, {**drafted.generation, **here})
         if drafted.evaluation is None:
             evaluations.submit(drafted.key, row["domain"], row["action"], drafted.answer)
         else:
