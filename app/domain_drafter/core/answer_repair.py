@@ -218,39 +218,22 @@ def _reopened(text: str) -> str:
     return text
 
 
-def _groups(text: str, start: int) -> tuple[list[tuple[int, int]], int] | None:
-    """The balanced groups `( ... )` from `start` on, until a ':' or a ')' outside them or the end of the text:
-    [(begin, end)], and where they stop; None when a group is left open (an answer cut off)."""
+def _groups(text: str, start: int) -> list[tuple[int, int]] | None:
+    """The balanced groups `( ... )` side by side from `start` on, until anything else but blanks and comments, or
+    a ')' outside them: [(begin, end)]; None when a group is left open (an answer cut off)."""
     groups: list[tuple[int, int]] = []
-    i, n = start, len(text)
-    while i < n:
-        ch = text[i]
-        if ch.isspace():
-            i += 1
-        elif ch == "(":
-            depth, j = 0, i
-            while j < n:
-                if text[j] == ";":
-                    j = text.find("\n", j)
-                    if j < 0:
-                        return None
-                elif text[j] == "(":
-                    depth += 1
-                elif text[j] == ")":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j += 1
-            if j >= n:
-                return None
-            groups.append((i, j + 1))
-            i = j + 1
-        elif ch == ";":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        else:
-            break
-    return groups, i
+    depth, begin, after = 0, 0, start
+    for i, ch in code_positions(text[start:]):
+        i += start
+        if depth == 0:
+            if ch == ")" or re.sub(r";[^\n]*", "", text[after:i]).strip():
+                return groups
+            begin = i
+        depth += 1 if ch == "(" else -1
+        if depth == 0:
+            groups.append((begin, i + 1))
+            after = i + 1
+    return None if depth else groups
 
 
 def _conjoined(text: str, section: str) -> tuple[str, list[str]]:
@@ -258,10 +241,9 @@ def _conjoined(text: str, section: str) -> tuple[str, list[str]]:
     match = next((m for m in _SECTION.finditer(text) if m.group(1).lower() == section), None)
     if match is None:
         return text, []
-    found = _groups(text, match.end())
-    if found is None or len(found[0]) < 2:
+    groups = _groups(text, match.end())
+    if groups is None or len(groups) < 2:
         return text, []
-    groups, _ = found
     parts = [text[b:e] for b, e in groups]
     head = parts[0]
     if re.match(r"\(\s*and\b", head, re.IGNORECASE):

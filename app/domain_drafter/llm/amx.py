@@ -9,6 +9,7 @@ repacked AMX/AVX buffers, and with them the faulting kernels, are never used.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -17,10 +18,11 @@ KERNEL_FLAGS = ("avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512_vnn
                 "asimd", "asimddp", "sve", "i8mm")
 
 
-def _cpuinfo() -> tuple[str, set[str]]:
-    """The first CPU's model name and flags from /proc/cpuinfo (x86 "flags", ARM "Features"); ("", set())
-    where there is no such file."""
-    name, flags = "", set()
+@functools.cache
+def _cpuinfo() -> tuple[str, frozenset[str]]:
+    """The first CPU's model name and flags from /proc/cpuinfo (x86 "flags", ARM "Features"); ("", frozenset())
+    where there is no such file. Read once: the CPU does not change under a running process."""
+    name, flags = "", frozenset()
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
             for line in f:
@@ -29,7 +31,7 @@ def _cpuinfo() -> tuple[str, set[str]]:
                 if key == "model name" and not name:
                     name = value.strip()
                 elif key in ("flags", "Features") and not flags:
-                    flags = set(value.split())
+                    flags = frozenset(value.split())
                 if name and flags:
                     break
     except OSError:
