@@ -122,3 +122,68 @@ class GrammarGreedy:
         if not np.isfinite(masked[tok]):
             raise no_allowed_token()
         return tok
+
+
+class GrammarShortlist:
+    """Sampling under a llama.cpp grammar without asking the grammar about the whole vocabulary.
+
+    The sampler chain after the grammar is top-k, temperature, top-p, then a draw (llm/sequence.py), so the
+    token drawn depends only on the k allowed tokens of highest logit, and of those only on the nucleus top-p
+    keeps. `allowed(logits, n)` asks the grammar about the n likeliest tokens (with every token tied at the
+    threshold) and returns those it allows, in (logit desc, id asc) order: a prefix of the allowed tokens in
+    that order. The rest of the chain draws from that prefix exactly what it would draw from the whole masked
+    vocabulary (up to the order of equal logits) when it holds k tokens the caller keeps, or when top-p's
+    nucleus lies inside it whatever the tokens not asked about weigh (`nucleus_inside`); else the caller asks
+    again with the next size, and at the end runs the grammar over everything.
+    Gemma-3's 262k tokens: the whole-vocabulary grammar costs more than the model; 64 tokens, almost nothing.
+    """
+
+    SIZES = (64, 4096, 32768)
+
+    def __init__(self, lc: Any, grammar: Any, n_vocab: int):
+        self.lc, self.n_vocab = lc, n_vocab
+        self._check = GrammarCheck(lc, grammar, min(self.SIZES[-1], n_vocab))
+        self.data = np.zeros(min(self.SIZES[-1], n_vocab), dtype=TOKEN_DATA)
+        self.array = token_array(lc, self.data)
+        self.counts = {f"top{n}": 0 for n in self.SIZES} | {"full": 0}
+
+    def allowed(self, logits: np.ndarray, n: int) -> tuple[np.ndarray, float] | None:
+        """The allowed tokens among the n likeliest (ties at the threshold included), in (logit desc, id asc)
+        order, and the logit every token not asked about lies below (-inf: none is left); None when the ties
+        make that more than the checker holds."""
+        n = min(n, self.n_vocab)
+        threshold = np.partition(logits, self.n_vocab - n)[self.n_vocab - n]
+        ids = np.flatnonzero(logits >= threshold)
+        if len(ids) > len(self.data):
+            return None
+        below = float(threshold) if len(ids) < self.n_vocab else -np.inf
+        ids = ids[np.lexsort((ids, -logits[ids]))].astype(np.int32)
+        return ids[self._check(ids)], below
+
+    def load(self, ids: np.ndarray, logits: np.ndarray) -> Any:
+        """The array holding these tokens and their logits, ready for llama_sampler_apply."""
+        n = len(ids)
+        self.data["id"][:n] = ids
+        self.data["logit"][:n] = logits[ids]
+        self.data["p"][:n] = 0.0
+        self.array.size, self.array.selected, self.array.sorted = n, -1, False
+        return self.array
+
+
+def nucleus_inside(kept: np.ndarray, below: float, room: int, temperature: float, top_p: float) -> bool:
+    """Whether top-p, after top-k and the temperature, cuts the candidates at the same place for any weight of the
+    tokens not asked about: `kept` are the logits of the allowed tokens asked about (descending), at most `room`
+    others can join them in the top-k, each with a logit below `below`. The cut is the first count whose
+    cumulative probability reaches top_p; it must be the same with those others weighing nothing and weighing
+    their most, with a margin for llama.cpp's single-precision sums. The draw then reads only the kept logits."""
+    heated = (kept.astype(np.float32) / np.float32(temperature)).astype(np.float64)   # llama.cpp divides in float
+    top = heated[0]
+    mass = np.cumsum(np.exp(heated - top))
+    own = mass[-1]
+    others = room * np.exp(below / temperature - top) if room > 0 and np.isfinite(below) else 0.0
+    margin = 1e-4
+    reach = np.flatnonzero(mass >= top_p * (own + others) * (1 + margin))
+    if not len(reach):
+        return False
+    cut = int(reach[0])
+    return cut == 0 or mass[cut - 1] < top_p * own * (1 - margin)

@@ -127,6 +127,7 @@ class LiteralGuard:
         self._dead_now: tuple[str, frozenset[str]] | None = None   # (the text, its dead ends): one parse per token
         self.text = ""
         self.banned = 0          # tokens banned so far (for tests and the log)
+        self.stuck = False       # the last mask found no token that neither repeats nor closes a judged answer
 
     def feed(self, piece: str) -> None:
         self.text += piece
@@ -208,7 +209,8 @@ class LiteralGuard:
         """Run `ban` (None: it found no way on); with no way on, again without `judged`: an answer judged before
         is better than a literal written twice, which is all that is left when nothing new can follow."""
         banned = ban()
-        if banned is None and self._judged:
+        self.stuck = banned is None
+        if self.stuck and self._judged:
             judged, self._judged = self._judged, frozenset()
             try:
                 banned = ban()

@@ -30,7 +30,14 @@ from domain_drafter.llm.backend import (
     StopScanner,
     make_stats,
 )
-from domain_drafter.llm.grammar_sampler import FullVocab, GrammarCheck, GrammarGreedy, no_allowed_token
+from domain_drafter.llm.grammar_sampler import (
+    FullVocab,
+    GrammarCheck,
+    GrammarGreedy,
+    GrammarShortlist,
+    no_allowed_token,
+    nucleus_inside,
+)
 from domain_drafter.llm.literal_guard import LiteralGuard
 from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
 
@@ -123,11 +130,16 @@ class Sequence:
         # without the guard: answers judged before are not written again (llm/answer_tabu.py)
         self.tabu = AnswerTabu(options.judged) if options.judged and self.guard is None else None
         self._guard_check: GrammarCheck | None = None
-        self.grammar: Any = None      # sampling under the guard: the grammar, outside the chain (_sample_guarded)
+        # sampling under a grammar: the grammar outside the chain (_sample_constrained), asked about the likeliest
+        # tokens only when `fast_grammar` (GrammarShortlist); under the guard always, whose bans go between the two
+        self.grammar: Any = None
         self._full: FullVocab | None = None
+        self.shortlist: GrammarShortlist | None = None
+        self._fast_sampling = options.grammar is not None and options.temperature > 0 and fast_grammar \
+            and self.tabu is None
         if self._fast_mode:
             self.sampler = grammar_sampler(lc, vocab, options.grammar, verbose)
-        elif self.guard is not None:
+        elif self.guard is not None or self._fast_sampling:
             self.grammar = grammar_sampler(lc, vocab, options.grammar, verbose)
             try:
                 self.sampler = sampler_chain(lc, vocab, replace(options, grammar=None), verbose)
@@ -147,7 +159,7 @@ class Sequence:
     def sample(self, ctx: Any, idx: int) -> int:
         """The next token from the logits of output row `idx` of the last decode (-1: the last row)."""
         if self.grammar is not None:
-            return self._sample_guarded(ctx, idx)
+            return self._sample_constrained(ctx, idx)
         if self.guard is not None:
             self._ban_repeats(ctx, idx)
         elif self.tabu is not None:
@@ -158,18 +170,64 @@ class Sequence:
             return self.fast.sample(idx)
         return self.lc.llama_sampler_sample(self.sampler, ctx, idx)
 
-    def _sample_guarded(self, ctx: Any, idx: int) -> int:
-        """What llama_sampler_sample does with the grammar first in the chain, with the repeats banned between
-        the grammar and the rest of the chain."""
-        lc = self.lc
+    def _sample_constrained(self, ctx: Any, idx: int) -> int:
+        """What llama_sampler_sample does with the grammar first in the chain, with the guard's bans (if any)
+        between the grammar and the rest of the chain. With `fast_grammar` the grammar is asked about the
+        likeliest tokens first (GrammarShortlist); the token drawn is the one the whole vocabulary gives."""
         logits = self._logits(ctx, idx)
+        if self._fast_sampling:
+            if self.shortlist is None:
+                self.shortlist = GrammarShortlist(self.lc, self.grammar, len(logits))
+            for n in GrammarShortlist.SIZES:
+                tok = self._sample_shortlist(logits, n)
+                if tok is not None:
+                    self.shortlist.counts[f"top{n}"] += 1
+                    return tok
+            self.shortlist.counts["full"] += 1
+        return self._sample_whole(logits)
+
+    def _sample_shortlist(self, logits: np.ndarray, n: int) -> int | None:
+        """The token drawn from the allowed tokens among the n likeliest, or None when they cannot stand for the
+        whole vocabulary: fewer than TOP_K that the guard keeps and top-p's nucleus not surely among them, or
+        the guard found no way on among them (the whole vocabulary may hold one)."""
+        lc, shortlist = self.lc, self.shortlist
+        found = shortlist.allowed(logits, n)
+        if found is None or not len(found[0]):
+            return None
+        ids, below = found
+        arr = shortlist.load(ids, logits)
+        sub = shortlist.data["logit"][: len(ids)]   # a view: the guard's bans land in the array the chain reads
+        banned = self.guard.banned if self.guard is not None else 0
+        if self.guard is not None:
+            self.guard.mask_refused(sub, lambda i: self._piece_text(int(ids[i])), TOP_K)
+        kept = sub[np.isfinite(sub)]
+        enough = len(kept) >= TOP_K or (
+            len(kept) > 0 and not (self.guard is not None and self.guard.stuck)
+            and nucleus_inside(kept, below, TOP_K - len(kept), self.options.temperature, TOP_P))
+        if not enough:
+            if self.guard is not None:
+                self.guard.banned = banned      # asked again with more tokens: count those bans once
+            return None
+        lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))   # it sorts and cuts the array in place
+        data = shortlist.data
+        if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
+            raise no_allowed_token()
+        tok = int(data["id"][arr.selected])
+        lc.llama_sampler_accept(self.grammar, tok)
+        lc.llama_sampler_accept(self.sampler, tok)
+        return tok
+
+    def _sample_whole(self, logits: np.ndarray) -> int:
+        """The grammar over the whole vocabulary, the guard's bans, then the chain."""
+        lc = self.lc
         if self._full is None:
             self._full = FullVocab(lc, len(logits))
         arr = self._full.load(logits)
         lc.llama_sampler_apply(self.grammar, ctypes.byref(arr))
         data = self._full.data
         logits = data["logit"]        # a view: the guard's bans land in the array the chain reads
-        self.guard.mask_refused(logits, self._piece_text, TOP_K)
+        if self.guard is not None:
+            self.guard.mask_refused(logits, self._piece_text, TOP_K)
         lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))
         if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
             raise no_allowed_token()
