@@ -5,6 +5,7 @@
   a second `Llama` would also need the backend's AMX workaround);
 * grammar-constrained vs unconstrained greedy decoding, per answer and per token (and, reported
   only, llama.cpp's full-vocabulary grammar sampler that the fast path replaces);
+* sampling under a grammar: the shortlist vs llama.cpp's grammar over the whole vocabulary, per token;
 * a benchmark (reported, not asserted): all 32 actions x 3 description classes without
   grammar, and the distribution of result classes (~8 minutes on 2 cores). Skip it with -k "not distribution".
 """
@@ -144,6 +145,41 @@ def test_grammar_costs_at_most_one_and_a_half_times_free_decoding(model_path, po
     report(f"grammar vs free greedy decoding ({backend.n_threads} thread(s))", rows)
     assert max(per_answer) <= 1.5
     assert max(per_token) <= 1.5
+
+
+def test_sampling_under_the_grammar_with_the_shortlist_vs_the_whole_vocabulary(model_path, pool):
+    """A search child's decoding (action grammar, literal guard, temperature 0.8): the shortlist against llama.cpp's
+    grammar over the whole vocabulary, same tokens, interleaved. Per token, it must cost at most 0.8 of it."""
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    cases = [("blocksworld", "stack"), ("gripper", "pick"), ("depot", "drive")]
+    rows: list[tuple[str, str]] = []
+    ratios = []
+    with LlamaCppBackend(model_path, reuse_prompt_cache=True) as backend:
+        for domain, action in cases:
+            bundle = load_bundle(domain)
+            prompt = build_prompt(bundle, action, pool).text
+            options = ActionGrammar(bundle.domain, action).decoding(DecodingOptions(temperature=0.8, seed=1))
+            backend.generate(prompt, DecodingOptions(max_tokens=1))  # prompt in the cache: all runs alike
+            fast, slow = [], []
+            for _ in range(PAIRS):
+                g = backend.generate(prompt, options)
+                tiers = backend._last_grammar_counts
+                fast.append(g.stats.wall_time_s / g.stats.generated_tokens)
+                backend._grammar_fast_path = False
+                try:
+                    w = backend.generate(prompt, options)
+                finally:
+                    backend._grammar_fast_path = True
+                slow.append(w.stats.wall_time_s / w.stats.generated_tokens)
+                assert w.text == g.text
+            ratio = median(fast) / median(slow)
+            ratios.append(ratio)
+            rows.append((f"{domain}/{action}", f"{g.stats.generated_tokens} tokens: {1000 * median(fast):.1f} ms a token "
+                         f"vs {1000 * median(slow):.1f}, ratio {ratio:.2f}; tiers {tiers}"))
+    report(f"sampling under the grammar: shortlist vs whole vocabulary ({backend.n_threads} thread(s), "
+           f"median of {PAIRS})", rows)
+    assert max(ratios) <= 0.8
 
 
 def test_free_decoding_distribution(model_path, pool):
