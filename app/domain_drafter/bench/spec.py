@@ -17,7 +17,7 @@ from typing import Any
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.errors import DomainError, DrafterError, UsageError
 from domain_drafter.drafting.options import FEEDBACK_KINDS
-from domain_drafter.llm.backend import PROMPT_FORMATS
+from domain_drafter.llm.backend import GUIDED_NEEDS_LOGITS, PROMPT_FORMATS
 
 # Answers in flight per llama.cpp batch (tests/perf/test_batch_perf.py, Gemma-3 270M, 1 thread on a
 # busy 2-vCPU VM): with the experiment's ~930-token prompts prompt evaluation dominates and B = 2, 4, 8
@@ -332,8 +332,7 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None, source
     served = [m.name for m in models if m.endpoint]
     if "guided-search" in strategies and served:
         fail(f"guided-search needs each model loaded in this process, and {', '.join(served)} "
-             f"{'is' if len(served) == 1 else 'are'} served by an endpoint: its refusals act on the model's logits, "
-             "which a server keeps to itself",
+             f"{'is' if len(served) == 1 else 'are'} served by an endpoint: {GUIDED_NEEDS_LOGITS}",
              "compare 'search' on a served model, or give it a GGUF 'model' instead of 'endpoint'", ("strategies",))
     if "search" in data:
         fields["search"] = _search_table(data["search"], lambda what, hint=None, key=None: fail(

@@ -59,7 +59,14 @@ from domain_drafter.drafting.feedback import ISSUES_SHOWN, answer_domain, judgem
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
-from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats, steers_tokens
+from domain_drafter.llm.backend import (
+    GUIDED_NEEDS_LOGITS,
+    DecodingOptions,
+    Generation,
+    GenerationBackend,
+    GenerationStats,
+    steers_tokens,
+)
 from domain_drafter.planning.diagnosis import reachability
 from domain_drafter.planning.evaluate import Evaluator
 
@@ -208,8 +215,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     task = task or TaskState()
     if (options.forbid_removed or options.refuse_judged) and not steers_tokens(backend):
         raise UsageError(f"a guided search needs the model loaded in this process, and {backend.name} is served: "
-                         "its refusals (no answer judged before, no literal the feedback removed) act on the "
-                         "model's logits, which a server keeps to itself",
+                         + GUIDED_NEEDS_LOGITS,
                          hint="use the plain search (leave out --guided; turn Guided off in the Settings; the "
                               "'search' strategy), or load the model's GGUF file here")
     template = template or load_template()

@@ -147,6 +147,11 @@ class GenerationBackend(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
+# Why a guided search needs the model in this process (every front end that refuses one on a served model says it).
+GUIDED_NEEDS_LOGITS = ("its refusals (no answer judged before, no literal the feedback removed) act on the model's "
+                       "logits, which a server keeps to itself")
+
+
 def steers_tokens(backend: object) -> bool:
     """True if `backend` applies the options that act on each token's logits, `judged` and `forbidden` (a guided
     search's refusals): a model in this process does, a server does not (it takes a grammar, never our logits)."""
