@@ -48,6 +48,18 @@ def no_allowed_token() -> ModelError:
                       hint="check that every string the grammar allows can be spelled with the model's tokens")
 
 
+def likeliest(logits: np.ndarray, n: int, cap: int) -> tuple[np.ndarray, float] | None:
+    """The ids of the n likeliest tokens and of every token tied with the n-th, in (logit desc, id asc) order, and
+    that n-th logit; None when the ties make them more than `cap`."""
+    size = len(logits)
+    n = min(n, size)
+    threshold = np.partition(logits, size - n)[size - n]
+    ids = np.flatnonzero(logits >= threshold)
+    if len(ids) > cap:
+        return None
+    return ids[np.lexsort((ids, -logits[ids]))].astype(np.int32), float(threshold)
+
+
 class GrammarCheck:
     """Which of some token ids a llama.cpp grammar sampler allows now, without changing its state."""
 
@@ -104,12 +116,10 @@ class GrammarGreedy:
         return tok
 
     def _best_allowed(self, logits: np.ndarray) -> int:
-        k = min(self.TOP, self.n_vocab)
-        threshold = np.partition(logits, self.n_vocab - k)[self.n_vocab - k]
-        top = np.flatnonzero(logits >= threshold)
-        if len(top) <= self.TOP_MAX:
-            top = top[np.lexsort((top, -logits[top]))]
-            allowed = np.flatnonzero(self._check(top.astype(np.int32)))
+        found = likeliest(logits, self.TOP, self.TOP_MAX)
+        if found is not None:
+            top = found[0]
+            allowed = np.flatnonzero(self._check(top))
             if len(allowed):
                 self.counts["top"] += 1
                 return int(top[allowed[0]])
@@ -151,13 +161,11 @@ class GrammarShortlist:
         """The allowed tokens among the n likeliest (ties at the threshold included), in (logit desc, id asc)
         order, and the logit every token not asked about lies below (-inf: none is left); None when the ties
         make that more than the checker holds."""
-        n = min(n, self.n_vocab)
-        threshold = np.partition(logits, self.n_vocab - n)[self.n_vocab - n]
-        ids = np.flatnonzero(logits >= threshold)
-        if len(ids) > len(self.data):
+        found = likeliest(logits, n, len(self.data))
+        if found is None:
             return None
-        below = float(threshold) if len(ids) < self.n_vocab else -np.inf
-        ids = ids[np.lexsort((ids, -logits[ids]))].astype(np.int32)
+        ids, threshold = found
+        below = threshold if len(ids) < self.n_vocab else -np.inf
         return ids[self._check(ids)], below
 
     def load(self, ids: np.ndarray, logits: np.ndarray) -> Any:

@@ -190,7 +190,7 @@ class Sequence:
         """The token drawn from the allowed tokens among the n likeliest, or None when they cannot stand for the
         whole vocabulary: fewer than TOP_K that the guard keeps and top-p's nucleus not surely among them, or
         the guard found no way on among them (the whole vocabulary may hold one)."""
-        lc, shortlist = self.lc, self.shortlist
+        shortlist = self.shortlist
         found = shortlist.allowed(logits, n)
         if found is None or not len(found[0]):
             return None
@@ -208,14 +208,7 @@ class Sequence:
             if self.guard is not None:
                 self.guard.banned = banned      # asked again with more tokens: count those bans once
             return None
-        lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))   # it sorts and cuts the array in place
-        data = shortlist.data
-        if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
-            raise no_allowed_token()
-        tok = int(data["id"][arr.selected])
-        lc.llama_sampler_accept(self.grammar, tok)
-        lc.llama_sampler_accept(self.sampler, tok)
-        return tok
+        return self._draw(arr, shortlist.data)
 
     def _sample_whole(self, logits: np.ndarray) -> int:
         """The grammar over the whole vocabulary, the guard's bans, then the chain."""
@@ -228,6 +221,12 @@ class Sequence:
         logits = data["logit"]        # a view: the guard's bans land in the array the chain reads
         if self.guard is not None:
             self.guard.mask_refused(logits, self._piece_text, TOP_K)
+        return self._draw(arr, data)
+
+    def _draw(self, arr: Any, data: np.ndarray) -> int:
+        """The rest of the chain on `arr` (the grammar's and the guard's -inf already in it; the chain sorts and cuts
+        it in place, `data` being its storage), then the token taken by the grammar and the chain."""
+        lc = self.lc
         lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))
         if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
             raise no_allowed_token()
