@@ -194,3 +194,30 @@ model = "{tiny_model}"
     with sqlite3.connect(dialog.path_edit.text()) as db:
         systems = {row[0] for row in db.execute("SELECT DISTINCT system FROM tasks")}
     assert len(systems) == 2 and any("[search]" in s for s in systems)
+
+
+def test_generator_processes_chosen_in_the_dialog_generate_and_do_not_change_the_results_file(qtbot, tiny_model,
+                                                                                              tmp_path):
+    from domain_drafter.bench.runner import machine_cores
+    settings = replace(AppSettings(), threads=1)
+    results = tmp_path / "generators.sqlite"
+    dialog = BenchmarkDialog([("tiny", str(tiny_model))], ["gripper"], results_path=results, open_externally=False,
+                             settings=settings)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.generators_spin.text() == "automatic" and dialog.spec().generators is None
+    automatic = dialog.spec()
+    assert f"{machine_cores()} generator process(es)" in dialog.size_label.text()   # cores // 1 thread
+    dialog.generators_spin.setValue(machine_cores() + 1)
+    assert "will share the cores" in dialog.size_label.text() and dialog.start_button.isEnabled()
+    dialog.generators_spin.setValue(2)
+    assert dialog.spec().generators == 2 and "2 generator process(es)" in dialog.size_label.text()
+    assert dialog.spec().fingerprint == automatic.fingerprint   # the same experiment: a run resumes with any count
+    with qtbot.waitSignal(dialog.run_ended, timeout=TIMEOUT_MS) as ended:
+        qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+        assert not dialog.generators_spin.isEnabled()
+    assert ended.args == ["finished"], dialog.last_error
+    with sqlite3.connect(results) as db:
+        labels = [g for (g,) in db.execute("SELECT json_extract(generation, '$.generator') FROM tasks")]
+    assert len(labels) == 3 and set(labels) <= {"generator 1", "generator 2"}   # written by the two processes
+    assert dialog.generators_spin.isEnabled()

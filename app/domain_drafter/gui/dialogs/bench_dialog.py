@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from domain_drafter.bench.progress import format_eta, rate_text
-from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
+from domain_drafter.bench.runner import Progress, RunSummary, generator_count, run_experiment
 from domain_drafter.bench.spec import STRATEGIES, ExperimentSpec, ModelSpec, load_spec
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
@@ -139,6 +139,14 @@ class BenchmarkDialog(QDialog):
         self.grammar_combo.addItems(list(GRAMMAR_CHOICES))
         self.grammar_combo.setCurrentText("grammar" if self.settings.grammar else "free decoding")
         self.workers_spin = QSpinBox(minimum=1, maximum=64, value=1)
+        # Processes that generate with a local model: 0 leaves it to the engine, which fills the machine.
+        self.generators_spin = QSpinBox(minimum=0, maximum=64, value=0)
+        self.generators_spin.setSpecialValueText("automatic")
+        self.generators_spin.setToolTip("Processes that generate with a local model, each with its own copy of it. "
+                                        "Automatic: the cores divided by the settings' threads (one when the threads are automatic). "
+                                        "A model behind an endpoint uses its own parallel requests instead. "
+                                        "It does not change the answers, so a run stopped with one count "
+                                        "resumes with another.")
         # Until the user picks a file, the name follows the settings: the same settings later resume the same run.
         self._auto_path = results_path is None
         self.path_edit = QLineEdit(str(results_path or data_dir() / "results" / "benchmark.sqlite"))
@@ -178,6 +186,7 @@ class BenchmarkDialog(QDialog):
         form.addRow("Decoding", self.grammar_combo)
         form.addRow("Strategies", strategies)
         form.addRow("Worker processes", self.workers_spin)
+        form.addRow("Generator processes", self.generators_spin)
         form.addRow("Results file", path_row)
 
         self.options_label = QLabel(settings_summary(self.settings))
@@ -213,8 +222,8 @@ class BenchmarkDialog(QDialog):
         layout = QHBoxLayout(self)
         layout.addLayout(left, 4)
         layout.addLayout(right, 7)
-        for widget in (self.model_list, self.domain_list, self.prompts_spin, *self.class_checks.values(),
-                       *self.strategy_checks.values()):
+        for widget in (self.model_list, self.domain_list, self.prompts_spin, self.generators_spin,
+                       *self.class_checks.values(), *self.strategy_checks.values()):
             signal = widget.itemChanged if isinstance(widget, QListWidget) else (
                 widget.valueChanged if isinstance(widget, QSpinBox) else widget.toggled)
             signal.connect(self._update)
@@ -310,7 +319,8 @@ class BenchmarkDialog(QDialog):
             name="gui-benchmark", models=models, domains=tuple(d for _, d in self._checked(self.domain_list)),
             classes=tuple(c for c, box in self.class_checks.items() if box.isChecked()),
             prompts_per_action=self.prompts_spin.value(), grammar=GRAMMAR_CHOICES[self.grammar_combo.currentText()],
-            workers=self.workers_spin.value(), first_seed=s.seed, examples=s.examples, k=s.k,
+            workers=self.workers_spin.value(), generators=self.generators_spin.value() or None,
+            first_seed=s.seed, examples=s.examples, k=s.k,
             time_limit_s=s.planner_time_limit_s, retries=s.retries, feedback=s.feedback, equivalence=s.equivalence,
             max_tokens=s.max_new_tokens, threads=s.threads or None, strategies=strategies, search=search)
 
@@ -331,13 +341,20 @@ class BenchmarkDialog(QDialog):
                 actions = None
         if valid and not self.running and actions is not None:
             size = actions * len(spec.classes) * spec.prompts_per_action * len(spec.systems())
+            try:
+                n_generators, oversubscribed = generator_count(spec)
+                generators = f"; {n_generators} generator process(es) for a local model" + (
+                    f". {oversubscribed}" if oversubscribed else "")
+            except DrafterError as err:   # e.g. a spec file's generators with its batch
+                valid, generators = False, f". {describe_error(err).message}"
             self.size_label.setText(f"{size} tasks: {actions} actions x {len(spec.classes)} class(es) x "
-                                    f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)")
+                                    f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)"
+                                    + generators)
             if self._auto_path:
                 self.path_edit.setText(str(data_dir() / "results" / f"benchmark-{spec.fingerprint}.sqlite"))
         chosen_here = self.loaded_spec is None
         for widget in (self.model_list, self.domain_list, self.prompts_spin, self.grammar_combo, self.workers_spin,
-                       *self.class_checks.values(), *self.strategy_checks.values()):
+                       self.generators_spin, *self.class_checks.values(), *self.strategy_checks.values()):
             widget.setEnabled(not self.running and chosen_here)
         for widget in (self.path_edit, self.load_spec_button):
             widget.setEnabled(not self.running)
