@@ -152,6 +152,19 @@ def test_an_old_results_file_opens_and_its_verdicts_are_the_papers(tmp_path):
     assert db.execute("SELECT equivalence_mode FROM tasks").fetchone()[0] == "paper"
 
 
+def test_a_system_with_no_verdict_gets_no_column_but_its_tasks_count_as_pending(tmp_path):
+    path = tmp_path / "merged.sqlite"
+    old_file(path, {"class": "Equivalent", "subclass": "Equivalent"})
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO tasks (key, run_id, ord, system, model, grammar, domain, action, description_class, "
+               "seed, status) VALUES ('k2', 1, 1, 'm [search]', 'm', 0, 'gripper', 'move', 'base', 0, 'pending')")
+    db.commit()
+    db.close()
+    results = load_results(path)
+    assert results.systems == ("m",) and results.pending == 1
+    assert "m [search]" not in to_markdown(build_table(results))
+
+
 def test_a_results_file_of_a_newer_version_is_refused(tmp_path):
     path = tmp_path / "new.sqlite"
     ResultsStore(path).close()

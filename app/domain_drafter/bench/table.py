@@ -111,6 +111,9 @@ def load_results(path: str | Path) -> Results:
                                None if r["proof_proven"] is None else bool(r["proof_proven"]))
                      for r in store.rows("evaluated"))
         systems = tuple(r[0] for r in store.db.execute("SELECT system FROM tasks GROUP BY system ORDER BY MIN(ord)"))
+        judged = {row.system for row in rows}
+        if judged:   # a system with no verdict yet (e.g. a merge of shards that left it out) gets no empty column
+            systems = tuple(s for s in systems if s in judged)
         model_sizes: dict[str, float] = {}
         runs = store.runs()
         for run in runs:
