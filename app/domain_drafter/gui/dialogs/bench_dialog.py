@@ -194,6 +194,7 @@ class BenchmarkDialog(QDialog):
         self.options_label.setWordWrap(True)
         form.addRow("Options (Settings)", self.options_label)
         self.size_label = QLabel()
+        self.size_label.setWordWrap(True)   # the size, the generators and any warning: wraps, never widens
         self.progress_bar = QProgressBar()
         self.eta_label = QLabel("Not started")
         self.eta_label.setWordWrap(True)
