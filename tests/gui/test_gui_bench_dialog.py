@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt
 
+from domain_drafter.bench.runner import machine_cores
 from domain_drafter.gui.dialogs.bench_dialog import BenchmarkDialog
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.state.workers import JobOutcome
@@ -198,7 +199,6 @@ model = "{tiny_model}"
 
 def test_generator_processes_chosen_in_the_dialog_generate_and_do_not_change_the_results_file(qtbot, tiny_model,
                                                                                               tmp_path):
-    from domain_drafter.bench.runner import machine_cores
     settings = replace(AppSettings(), threads=1)
     results = tmp_path / "generators.sqlite"
     dialog = BenchmarkDialog([("tiny", str(tiny_model))], ["gripper"], results_path=results, open_externally=False,

@@ -143,7 +143,8 @@ class BenchmarkDialog(QDialog):
         self.generators_spin = QSpinBox(minimum=0, maximum=64, value=0)
         self.generators_spin.setSpecialValueText("automatic")
         self.generators_spin.setToolTip("Processes that generate with a local model, each with its own copy of it. "
-                                        "Automatic: the cores divided by the settings' threads (one when the threads are automatic). "
+                                        "Automatic: the cores divided by the settings' threads "
+                                        "(one when the threads are automatic). "
                                         "A model behind an endpoint uses its own parallel requests instead. "
                                         "It does not change the answers, so a run stopped with one count "
                                         "resumes with another.")
