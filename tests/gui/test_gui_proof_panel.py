@@ -1,7 +1,7 @@
 """The result panel's proven verdicts (issue 14 item 8), on real evaluations: the distinguishing state of a
 difference the paper's heuristic misses, Save as problem… into the domain's problems/ (a free name each
 time, never over a file), and the proven or unproven Equivalent in words. The texts are Qt-free
-(domain_drafter.proof_text) and tested here too."""
+(domain_drafter.text.proof, the file writing in domain_drafter.planning.counterexample_problem) and tested here too."""
 
 from __future__ import annotations
 
@@ -16,19 +16,13 @@ from domain_drafter.core.errors import UsageError
 from domain_drafter.core.reader import read_problem
 from domain_drafter.drafting.loop import Feedback, diagnostic_for
 from domain_drafter.gui.panels.result_panel import COUNTEREXAMPLE_TAB, ResultPanel
+from domain_drafter.planning.counterexample_problem import free_problem_path, reference_reaches_goal, save_problem
 from domain_drafter.planning.evaluate import EquivalenceMode, EvaluationOptions, Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner
 from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.proof_types import ProofMethod
 from domain_drafter.planning.validator import PlanValidator, read_plan
-from domain_drafter.proof_text import (
-    feedback_text,
-    free_problem_path,
-    proof_headline,
-    reference_reaches_goal,
-    save_problem,
-    state_view,
-)
+from domain_drafter.text.proof import proof_headline, state_view
 
 # pack-first that also re-adds (unpacked ?item): the packed item stays unpacked in D'. The heuristic
 # calls it Equivalent (no top-k plan passes where it matters); the proof parts the domains at once.
@@ -155,9 +149,6 @@ def test_state_view_and_feedback_say_where_the_domains_part(heavy_pack, judge):
     where = "in the initial state" if not cx.state.prefix else f"after {len(cx.state.prefix)} step"
     assert view.title.startswith(f"On problem {cx.state.problem}, {where}")
     assert view.title.endswith(f"{cx.state.step} parts the two domains")
-    text = feedback_text(cx)
-    assert text.startswith(f"on problem {cx.state.problem}, {where}")
-    assert cx.state.reference in text and cx.state.generated in text and cx.state.step in text
     # corrective feedback: the state, worded as the edit it calls for, with --feedback plans; nothing of the
     # reference with checks
     said = diagnostic_for(heavy_pack, "pack-first", result, Feedback.PLANS)

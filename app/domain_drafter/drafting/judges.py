@@ -4,7 +4,7 @@ With a reference, the proof (METHOD 6a) against the bundle's own action (`refere
 one (a new action in the user's own domain) `checks_judge`: the syntax and semantic checks against the
 domain's vocabulary, which of the domain's problems stay solvable with the answer in place, and the
 domain's tests (tests.toml, as the Tests tab finds it): how many cases pass, and the failing ones in
-words (tests_text.failures_in_words), which are the answer's feedback.
+words (text.domain_tests.failures_in_words), which are the answer's feedback.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
             return Judgement(check, None, solvable)
         from domain_drafter.planning.domain_tests import run_tests
         from domain_drafter.planning.tests_report import TestSettings
-        from domain_drafter.tests_text import failures_in_words
+        from domain_drafter.text.domain_tests import failures_in_words
 
         report = run_tests(domain, tests, settings=TestSettings(planner=False, time_limit_s=TESTS_TIME_LIMIT_S),
                            states=evaluator.states, task=task)

@@ -20,7 +20,7 @@ from domain_drafter.core.errors import UsageError
 
 if TYPE_CHECKING:
     from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.presentation import format_comparison
+from domain_drafter.text.verdicts import format_comparison
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -75,7 +75,7 @@ def cmd_test(args: argparse.Namespace) -> int:
             out["quick_fixes"] = search.to_dict()
         print(json.dumps(out, indent=2))
     else:
-        from domain_drafter.tests_text import format_quick_fix, format_tests_report
+        from domain_drafter.text.domain_tests import format_quick_fix, format_tests_report
 
         print(format_tests_report(report, str(tests.path), verbose=args.verbose))
         if search is not None:

@@ -17,7 +17,7 @@ from domain_drafter.cli.options import (
     open_backend,
     verdict_exit_code,
 )
-from domain_drafter.presentation import format_evaluation
+from domain_drafter.text.verdicts import format_evaluation
 
 
 def cmd_generate(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from domain_drafter.cli.options import (
     verdict_exit_code,
 )
 from domain_drafter.core.errors import UsageError
-from domain_drafter.presentation import format_check, format_evaluation
+from domain_drafter.text.verdicts import format_check, format_evaluation
 
 
 def cmd_check(args: argparse.Namespace) -> int:

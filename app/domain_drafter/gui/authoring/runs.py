@@ -29,7 +29,7 @@ from domain_drafter.gui.authoring.jobs import (
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
 from domain_drafter.llm.model_library import ModelLease
-from domain_drafter.presentation import format_comparison
+from domain_drafter.text.verdicts import format_comparison
 
 JOB_WORDS = {JobKind.DRAFT_ALL: "Draft all", JobKind.DRAFT: "Draft", JobKind.TRY: "Try it",
              JobKind.JUDGE: "Judge working copy", JobKind.SAVE: "Save", JobKind.EXPORT: "Export"}

@@ -15,7 +15,7 @@ from domain_drafter.core.classes import Subclass
 from domain_drafter.drafting.workspace import ActionEntry, Attempt, WorkingCopy
 from domain_drafter.gui.look.colours import current_scheme
 from domain_drafter.gui.panels.item_models import ReadOnlyTable
-from domain_drafter.presentation import format_are
+from domain_drafter.text.verdicts import format_are
 
 Index = QModelIndex | QPersistentModelIndex
 DisplayRole = Qt.ItemDataRole.DisplayRole

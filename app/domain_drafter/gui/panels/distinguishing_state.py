@@ -22,8 +22,9 @@ from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
 from domain_drafter.gui.panels.item_models import PlanStepListModel
 from domain_drafter.gui.state.folders import Purpose, last_folder, remember_folder
+from domain_drafter.planning.counterexample_problem import free_problem_path, reference_reaches_goal, save_problem
 from domain_drafter.planning.proof_types import ProofCounterexample
-from domain_drafter.proof_text import free_problem_path, reference_reaches_goal, save_problem, state_view
+from domain_drafter.text.proof import state_view
 
 
 def _plain_label(name: str) -> QLabel:

@@ -4,7 +4,7 @@ The counterexample and the diff each get a whole tab, so that both fit without s
 1280x800 screen; the tab that explains the verdict is brought forward. A proven difference
 (METHOD 6a) shows its distinguishing state there instead of the heuristic's plan
 (`distinguishing_state.py`, with **Save as problem…**). The proof's texts come from the Qt-free
-`domain_drafter.proof_text`.
+`domain_drafter.text.proof`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from domain_drafter.gui.panels.result_display import (
     renaming_note,
 )
 from domain_drafter.planning.evaluate import EvaluationResult
-from domain_drafter.proof_text import proof_headline
+from domain_drafter.text.proof import proof_headline
 
 COUNTEREXAMPLE_TAB, DIFF_TAB = 0, 1
 COUNTEREXAMPLE_TAB_NAME = "Distinguishing state"   # one name on every verdict, as in the authoring window

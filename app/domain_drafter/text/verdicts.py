@@ -7,7 +7,7 @@ Plain functions over the engine's result objects, shared by the command line and
 from __future__ import annotations
 
 from domain_drafter.core.errors import SourceLocation
-from domain_drafter.proof_text import heuristic_disagrees, proof_headline, state_view
+from domain_drafter.text.proof import heuristic_disagrees, proof_headline, state_view
 
 CARET_LINE_MAX = 160   # longer answer lines are not echoed under a finding
 
