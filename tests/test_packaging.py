@@ -1,4 +1,5 @@
-"""A non-editable install carries the domains and the prompt template inside the package."""
+"""A non-editable install carries the domains and the prompt template inside the package, and of the
+committed results only the file the app reads."""
 
 from __future__ import annotations
 
@@ -26,6 +27,12 @@ def test_wheel_ships_domains_and_resources_and_works_without_the_checkout(tmp_pa
     for size in (16, 32, 48, 64, 128, 256, 512):
         assert f"domain_drafter/resources/icons/hicolor/{size}x{size}/apps/{icon}.png" in names
     assert {"domain_drafter/selftest.py", "domain_drafter/gui/startup/gui_self_test.py"} <= names
+    # of the committed results, only the Table 1 the Benchmark dialog shows as its baseline; no figures,
+    # reports or answers, and no README screenshots
+    results = sorted(n for n in names if n.startswith("domain_drafter/resources/results/"))
+    assert results == ["domain_drafter/resources/results/default-exp1/table1.md"]
+    assert not [n for n in names if "/screenshots/" in n or n.rsplit("/", 1)[-1].startswith("fig-")]
+    assert "domain_drafter/resources/experiments/default-exp1.toml" in names   # the Benchmark dialog's specs
 
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)

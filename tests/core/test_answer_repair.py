@@ -96,7 +96,7 @@ def test_every_repair_of_every_bundled_actions_mutants_passes_the_checks(bundles
     assert tried >= 60 and offered >= tried // 2
 
 
-# Answers the free guided search wrote (sixth run, partial/qwen10-free-guided-*.sqlite), shortened.
+# Answers the free guided search wrote (sixth run, strategies-qwen-coder-1.5b-run6-free-guided), shortened.
 LOOPED = """(:action pick-up
   :parameters (?paper - paper ?loc - loc)
   :precondition (and (at ?loc) (ishomebase ?loc) (unpacked ?paper))
@@ -165,7 +165,7 @@ def test_a_parameter_whose_uses_disagree_keeps_its_type_and_the_refused_literal_
                          "where 'on' expects 'surface'",)
 
 
-# Slips of form inside an action, as the seventh run's free guided search wrote them (partial/qwen14-free-guided-A):
+# Slips of form inside an action, as the seventh run's free guided search wrote them (its shard A, in strategies-qwen-coder-1.5b-free):
 # none parses, and before the mends none got a quick fix.
 SLIPS = [
     ("blocksworld", "pick-up",

@@ -13,7 +13,7 @@ sees the rest of the action. `repair_answer` takes out what the checks refuse an
   requirements do not allow) is dropped, with its duplicates.
 
 An answer that does not parse gets a first, textual stage (`_recovered`), for what free decoding
-writes most (measured on Qwen2.5-Coder 1.5B's free guided search, resources/results/strategies-qwen-coder-1.5b):
+writes most (measured on Qwen2.5-Coder 1.5B's free guided search, resources/results/strategies-qwen-coder-1.5b-free):
 
 - prose before the action ("Here is the corrected action: ..."): the action is read from its `(:action`;
 - an answer cut off at the token limit, mostly a literal repeated until then: it is cut after its last
