@@ -55,6 +55,9 @@ def test_folder_holds_binaries_and_desktop_files(app_dir):
     assert (internal / "domain_drafter" / "domains" / "blocksworld" / "domain.pddl").is_file()
     assert (internal / "domain_drafter" / "resources" / "prompts" / "paper.toml").is_file()
     assert not (internal / "domain_drafter" / "resources" / "screenshots").exists()   # as in the wheel
+    results = internal / "domain_drafter" / "resources" / "results"   # only the Benchmark dialog's baseline
+    assert sorted(p.relative_to(results).as_posix() for p in results.rglob("*") if p.is_file()) == [
+        "default-exp1/table1.md"]
 
 
 def test_folder_bundles_a_sound_qt_binding(app_dir):
