@@ -13,9 +13,17 @@ from importlib import resources
 from pathlib import Path
 
 from domain_drafter.core.bundle_cache import cached
-from domain_drafter.core.descriptions import Descriptions, consistency_problems, load_descriptions
+from domain_drafter.core.cache_data import DataCodec
+from domain_drafter.core.descriptions import (
+    DescriptionClass,
+    Descriptions,
+    PredicateText,
+    consistency_problems,
+    load_descriptions,
+)
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
-from domain_drafter.core.model import Domain, Problem
+from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal, PredicateSignature, Problem, TypedName
+from domain_drafter.core.types import TypeHierarchy
 
 DOMAIN_FILE = "domain.pddl"
 PROBLEMS_DIR = "problems"
@@ -145,7 +153,17 @@ def load_bundle_path(path: Path) -> DomainBundle:
     def parse() -> DomainBundle:
         return _parse_bundle(folder, domain_path, problem_paths, descriptions_path, files)
 
-    return cached(files, parse, DomainBundle)
+    return cached(files, parse, DomainBundle, _bundle_codec())
+
+
+@functools.cache
+def _bundle_codec() -> DataCodec:
+    """The classes a cached bundle is built of: reading an entry builds these and nothing else."""
+    return DataCodec(
+        (DomainBundle, ProblemFile, Domain, Problem, ActionSchema, Literal, Atom, TypedName, PredicateSignature,
+         Descriptions, PredicateText, DescriptionClass),
+        special={TypeHierarchy: (lambda h: [[c, h.parent(c)] for c in h.declared],
+                                 lambda pairs: TypeHierarchy([(c, p) for c, p in pairs]))})
 
 
 def _parse_bundle(folder: Path | None, domain_path: Path, problem_paths: list[Path], descriptions_path: Path | None,

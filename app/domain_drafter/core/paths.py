@@ -37,6 +37,28 @@ def config_dir() -> Path:
     return platformdirs.user_config_path(APP, appauthor=False)
 
 
+def private_dir(path: Path) -> Path:
+    """`path` as a folder, each level this call creates readable and writable by the user alone (0700).
+
+    Folders that exist already keep their mode: a cache folder someone set up to share stays shared
+    (nothing in a cache can run code when read, so sharing one is safe).
+    """
+    missing = []
+    level = path
+    while not level.is_dir():
+        missing.append(level)
+        if level.parent == level:
+            break
+        level = level.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            if not folder.is_dir():
+                raise
+    return path
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` through a temp file and a rename, so readers never see half a file.
 

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import domain_drafter
-from domain_drafter.core.paths import atomic_write_bytes, cache_dir
+from domain_drafter.core.paths import atomic_write_bytes, cache_dir, private_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.kstar import KStarPlanner, PlannerResult, PlannerStatus
 
@@ -107,7 +107,7 @@ class PlanCache:
                               "time_limit_s": self.planner.time_limit_s, "message": result.message,
                               "command": list(result.command), "planner": self.planner.version})
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)
             atomic_write_bytes(path, payload.encode("utf-8"))
         except OSError:
             pass  # a cache that cannot be written only costs time
