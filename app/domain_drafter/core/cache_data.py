@@ -24,6 +24,7 @@ from typing import Any
 from domain_drafter.core.paths import atomic_write_bytes, private_dir
 
 TAG = "~"
+_WARNED: set[str] = set()   # kinds of entry already said on stderr in this process
 _BUILTINS: dict[str, Callable[[Any], Any]] = {
     "tuple": tuple, "frozenset": frozenset, "path": Path,
     "dict": lambda pairs: {k: v for k, v in pairs},
@@ -124,8 +125,6 @@ def _build(cls: type) -> Callable[[Any], Any]:
 class CacheFolder:
     """One kind of entry in one sub-folder of the cache: read (a miss on any doubt) and write (best effort)."""
 
-    _warned: set[str] = set()
-
     def __init__(self, folder: Path, kind: str, codec: DataCodec, what: str):
         self.folder, self.kind, self.codec, self.what = folder, kind, codec, what
 
@@ -150,9 +149,9 @@ class CacheFolder:
 
     def refused(self, key: str, why: str) -> None:
         """Say on stderr, the first time in this process for this kind, that an entry was ignored and why."""
-        if self.kind in CacheFolder._warned:
+        if self.kind in _WARNED:
             return
-        CacheFolder._warned.add(self.kind)
+        _WARNED.add(self.kind)
         print(f"domain-drafter: ignored the cached {self.what} {self.path(key)} ({why}); built it again",
               file=sys.stderr)
 

@@ -94,7 +94,7 @@ class PlanCache:
             command = tuple(str(c) for c in data.get("command", ()))
             if status not in _REMEMBERED or (status is PlannerStatus.SOLVED) != bool(plans):
                 return None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
             return None  # absent, damaged or from another version: plan again and overwrite
         result = PlannerResult(status=status, plans=plans, wall_time_s=0.0, exit_code=None, command=command,
                                message=f"from the plan cache: {message}", log_tail="")

@@ -86,7 +86,7 @@ class StateCache:
             if not (len(states) == len(parent) == len(via)) or not states:
                 return None
             return ReachableStates(atoms, states, parent, via, bool(data["complete"]), str(data["stopped"]))
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             return None
 
 

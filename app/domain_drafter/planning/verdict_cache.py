@@ -113,5 +113,5 @@ def _decode(text: object) -> CachedVerdict | None:
             return CachedVerdict(equivalence_from_dict(data["equivalence"]) if data["equivalence"] else None,
                                  proof_from_dict(data["proof"]) if data["proof"] else None)
         return CachedVerdict(equivalence=equivalence_from_dict(data))
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError):
         return None
