@@ -247,7 +247,7 @@ def test_an_answer_making_another_actions_negation_a_fluent_is_refused(tmp_path)
 
 def test_every_committed_equivalent_answer_saves_into_a_folder_that_reopens(bundles, tmp_path):
     rows = committed_equivalent_answers()
-    assert len(rows) > 50, f"expected the committed Equivalent answers under {RESULTS}"
+    assert len(rows) >= 20, f"expected the committed Equivalent answers under {RESULTS}"
     saved, refused = 0, []
     for number, (domain, action, output) in enumerate(rows):
         copy = WorkingCopy.from_bundle(bundles[domain])
@@ -262,5 +262,5 @@ def test_every_committed_equivalent_answer_saves_into_a_folder_that_reopens(bund
         assert reopened.working_domain() == copy.working_domain()
         assert load_bundle_path(folder).domain == copy.working_domain()   # what check, test and compare load
         saved += 1
-    assert saved >= len(rows) - len(refused) and saved > 50
-    assert all(d == "heavy-pack" for d, _ in refused), refused
+    assert saved == len(rows) - len(refused) and saved >= 20
+    assert set(refused) <= {("heavy-pack", "pack-first")}, refused   # the answer, where committed
