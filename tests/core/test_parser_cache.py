@@ -16,7 +16,7 @@ def test_parser_tables_are_cached_in_the_cache_folder_and_reused(tmp_path):
     first = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, timeout=120)
     assert first.returncode == 0 and first.stdout.strip() == "action_def", first.stderr
     files = list((tmp_path / "parser").iterdir())
-    assert len(files) == 1 and files[0].name.startswith("pddl-") and files[0].suffix == ".lark"
+    assert len(files) == 1 and files[0].name.startswith("pddl-") and files[0].suffix == ".json"
     stamp = files[0].stat().st_mtime_ns
     again = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, timeout=120)
     assert again.returncode == 0 and again.stdout.strip() == "action_def", again.stderr

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -180,3 +181,86 @@ def test_saving_a_copy_carries_the_tests_file_and_binds_it_there(bundles, tmp_pa
     other = copy.save(tmp_path / "other")
     assert (other / "tests.toml").read_text(encoding="utf-8") == "# mine\n"
     assert WorkingCopy.open(other).bundle.folder == other
+
+
+# -- issue 43: a folder the app wrote always reopens -----------------------------------------------------------
+
+PACK_FIRST = """(:action pack-first :parameters (?item - item)
+ :precondition (and (box-empty) (not (heavier ?item ?item)))
+ :effect (and (packed ?item) (nothing-above ?item) (not (box-empty)) (not (unpacked ?item))
+              (not (heavier ?item ?item))))"""
+RESULTS = Path(__file__).resolve().parents[2] / "resources" / "results"
+
+
+def committed_equivalent_answers() -> list[tuple[str, str, str]]:
+    """(domain, action, output) of every committed answers.jsonl row judged Equivalent, once each."""
+    rows = {}
+    for path in sorted(RESULTS.rglob("answers.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row.get("subclass_here") == "Equivalent":
+                rows[(row["domain"], row["action"], row["output"])] = None
+    return list(rows)
+
+
+def test_the_issues_pack_first_is_refused_where_it_is_judged_with_the_reason_in_words(bundles, tmp_path):
+    copy = WorkingCopy.from_bundle(bundles["heavy-pack"])
+    report = copy.check("pack-first", PACK_FIRST)
+    assert report.subclass is not None and report.subclass.value == "BPError"
+    assert "negated precondition on 'heavier'" in report.findings[0].message
+    assert "this action's own effect changes" in report.findings[0].message
+    with pytest.raises(DomainError, match="cannot accept this 'pack-first': BPError"):
+        copy.accept("pack-first", PACK_FIRST)
+
+
+def test_a_save_that_would_not_reopen_keeps_the_old_files_and_says_why(bundles, tmp_path):
+    copy = WorkingCopy.from_bundle(bundles["heavy-pack"])
+    folder = copy.save(tmp_path / "hp")
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    copy.entry("pack-first").accepted = PACK_FIRST   # as a history written by an older version holds it
+    with pytest.raises(DomainError, match=r"not saved, the old files were kept: .* would not open again: in action "
+                                          r"'pack-first': .*negated precondition on 'heavier'"):
+        copy.save()
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    assert not [p for p in folder.rglob(".*.tmp")], "the temp files are removed"
+    assert WorkingCopy.open(folder).working_domain() == bundles["heavy-pack"].domain
+
+
+def test_an_answer_making_another_actions_negation_a_fluent_is_refused(tmp_path):
+    # `blocked` is static, so `move` may negate it without :negative-preconditions; an answer for `mark`
+    # that changes it would make that domain one the reader refuses
+    (tmp_path / "domain.pddl").write_text(
+        "(define (domain rooms) (:requirements :strips :typing) (:types room)\n"
+        "  (:predicates (at ?r - room) (blocked ?r - room) (seen ?r - room))\n"
+        "  (:action move :parameters (?a - room ?b - room)\n"
+        "   :precondition (and (at ?a) (not (blocked ?b))) :effect (and (at ?b) (not (at ?a))))\n"
+        "  (:action mark :parameters (?r - room) :precondition (at ?r) :effect (seen ?r)))\n")
+    copy = WorkingCopy.from_bundle(load_bundle_path(tmp_path / "domain.pddl"))
+    assert copy.check("mark", "(:action mark :parameters (?r - room) :precondition (at ?r) :effect (seen ?r))").passed
+    report = copy.check("mark", "(:action mark :parameters (?r - room) :precondition (at ?r) "
+                                ":effect (and (seen ?r) (blocked ?r)))")
+    assert report.subclass is not None and report.subclass.value == "BPError", report.findings
+    assert "the action 'move', which has a negated precondition on it" in report.findings[0].message
+    assert report.candidate_span is not None
+    assert report.answer[report.findings[0].span[0]:report.findings[0].span[1]] == "(blocked ?r)"
+
+
+def test_every_committed_equivalent_answer_saves_into_a_folder_that_reopens(bundles, tmp_path):
+    rows = committed_equivalent_answers()
+    assert len(rows) >= 20, f"expected the committed Equivalent answers under {RESULTS}"
+    saved, refused = 0, []
+    for number, (domain, action, output) in enumerate(rows):
+        copy = WorkingCopy.from_bundle(bundles[domain])
+        try:
+            copy.accept(action, output)
+        except DomainError as err:
+            assert "BPError" in err.what and "negated precondition" in err.what, err.what   # refused, in words
+            refused.append((domain, action))
+            continue
+        folder = copy.save(tmp_path / f"{number:03d}-{domain}")
+        reopened = WorkingCopy.open(folder)
+        assert reopened.working_domain() == copy.working_domain()
+        assert load_bundle_path(folder).domain == copy.working_domain()   # what check, test and compare load
+        saved += 1
+    assert saved == len(rows) - len(refused) and saved >= 20
+    assert set(refused) <= {("heavy-pack", "pack-first")}, refused   # the issue's answer, where committed

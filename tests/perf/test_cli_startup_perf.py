@@ -55,11 +55,13 @@ def test_check_end_to_end_vs_the_pddl_librarys_own_parse(tmp_path):
         ours.append(wall(ours_cmd, env))
         theirs.append(wall(pddl_cmd, env))
         domains.append(wall(domains_cmd, env))
-    ratio = median(ours) / median(theirs)
+    # the median of the pairs' ratios: each pair ran back to back, so a burst of load on a shared
+    # machine lands on both sides of one pair instead of on one side's median
+    ratio = median([o / t for o, t in zip(ours, theirs)])
     report("domain-drafter check (end to end) vs pddl.parse_domain (blocksworld)", [
         ("median domain-drafter check", f"{median(ours) * 1000:.0f} ms"),
         ("median python -c parse_domain", f"{median(theirs) * 1000:.0f} ms"),
-        ("ratio check / parse_domain", f"{ratio:.2f}x"),
+        ("median ratio check / parse_domain (of 9 pairs)", f"{ratio:.2f}x"),
         ("median domain-drafter domains (9 bundles)", f"{median(domains) * 1000:.0f} ms"),
     ])
     assert ratio < 1.0, "check parses the domain and the answer and still beats parse_domain alone"

@@ -236,8 +236,10 @@ def _semantic_findings(parsed: ParsedAction, domain: Domain, target: str, base: 
                 findings.append(Finding(Subclass.T_ERROR, "undeclared-type",
                                         f"Parameter {param.name} has type '{t}', which the domain does not declare "
                                         f"(declared types: {declared}).", at(param.type_span or param.span)))
+    fluents = fluents_in_place(domain, target, parsed.atoms)
     for atom in parsed.atoms:
-        findings.extend(_atom_findings(atom, domain, param_types, at))
+        findings.extend(_atom_findings(atom, domain, param_types, at, fluents))
+    findings.extend(_negations_elsewhere(parsed, domain, target, at))
     order = {s: i for i, s in enumerate(Subclass)}
     findings.sort(key=lambda f: (order[f.subclass], f.span))
     return findings
@@ -255,11 +257,42 @@ class LiteralProblem:
     arg: int | None = None       # the argument it is about; None: the atom (or the literal, for a negation)
 
 
+def fluents_in_place(domain: Domain, target: str, atoms) -> frozenset[str]:
+    """The predicates some action changes in `domain` with the answer in place of `target`: the other
+    actions' effects and the answer's own (`atoms`: its parsed atoms). The one rule the checks, the
+    reader and a saved domain share (issue 43): a literal is judged in the domain it will live in."""
+    others = (l.atom.predicate for a in domain.actions if a.name != target for l in a.effect)
+    return frozenset(others).union(a.predicate for a in atoms if a.section == "effect")
+
+
+def _negations_elsewhere(parsed: ParsedAction, domain: Domain, target: str, at) -> list[Finding]:
+    """The answer changes a predicate another action negates in its precondition: with the answer in
+    place that negation is on a fluent, which needs :negative-preconditions the domain does not declare."""
+    if domain.has_requirement("negative-preconditions"):
+        return []
+    out: list[Finding] = []
+    for atom in parsed.atoms:
+        if atom.section != "effect":
+            continue
+        negated = next((a for a in domain.actions if a.name != target
+                        for l in a.precondition if not l.positive and l.atom.predicate == atom.predicate), None)
+        if negated is not None and not any(f.span == at(atom.literal_span) for f in out):
+            out.append(Finding(Subclass.BP_ERROR, "negative-precondition",
+                               f"This effect changes '{atom.predicate}', so the action '{negated.name}', which has a "
+                               f"negated precondition on it, would need :negative-preconditions, which the domain "
+                               "does not declare.", at(atom.literal_span)))
+    return out
+
+
 def literal_problems(predicate: str, args: tuple[str, ...], positive: bool, section: str,
-                     param_types: Mapping[str, tuple[str, ...]], domain: Domain) -> list[LiteralProblem]:
+                     param_types: Mapping[str, tuple[str, ...]], domain: Domain,
+                     fluents: frozenset[str] | None = None) -> list[LiteralProblem]:
     """Every reason the checks refuse the literal `(predicate *args)` (negated unless `positive`) in the
     action's `section` ("precondition" or "effect"), in the order the checks report them; [] if none.
-    `param_types` maps the action's parameters to their types (the members of an `either`)."""
+    `param_types` maps the action's parameters to their types (the members of an `either`). `fluents`
+    are the predicates actions change with the action in place (`fluents_in_place`); by default the
+    domain's own."""
+    fluents = domain.fluent_predicates if fluents is None else fluents
     atom = f"({' '.join((predicate, *args))})"
     out: list[LiteralProblem] = []
     for i, arg in enumerate(args):
@@ -301,16 +334,19 @@ def literal_problems(predicate: str, args: tuple[str, ...], positive: bool, sect
                                           f"{arg} is of type '{t}', where '{predicate}' expects '{expected.type}'",
                                           f"In {atom}, {arg} is of type '{t}', but '{predicate}' expects "
                                           f"'{expected.type}' there: {signature}.", i))
-    if (section == "precondition" and not positive and predicate in domain.fluent_predicates
+    if (section == "precondition" and not positive and predicate in fluents
             and not domain.has_requirement("negative-preconditions")):
+        changes = ("which actions change" if predicate in domain.fluent_predicates else
+                   "which this action's own effect changes (static in the domain, a fluent once the action is in it)")
         out.append(LiteralProblem(Subclass.BP_ERROR, "negative-precondition",
                                   "the domain does not declare :negative-preconditions",
-                                  f"(not {atom}) is a negated precondition on '{predicate}', which actions change, "
+                                  f"(not {atom}) is a negated precondition on '{predicate}', {changes}, "
                                   "and the domain does not declare :negative-preconditions."))
     return out
 
 
-def _atom_findings(atom, domain: Domain, param_types: dict[str, tuple[str, ...]], at) -> list[Finding]:
+def _atom_findings(atom, domain: Domain, param_types: dict[str, tuple[str, ...]], at,
+                   fluents: frozenset[str]) -> list[Finding]:
     def span(problem: LiteralProblem) -> Span:
         if problem.arg is not None:
             return at(atom.arg_spans[problem.arg])
@@ -318,4 +354,4 @@ def _atom_findings(atom, domain: Domain, param_types: dict[str, tuple[str, ...]]
 
     return [Finding(p.subclass, p.reason, p.message, span(p))
             for p in literal_problems(atom.predicate, tuple(atom.args), atom.positive, atom.section,
-                                      param_types, domain)]
+                                      param_types, domain, fluents)]

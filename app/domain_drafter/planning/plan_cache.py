@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import domain_drafter
-from domain_drafter.core.paths import atomic_write_bytes, cache_dir
+from domain_drafter.core.paths import atomic_write_bytes, cache_dir, private_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.kstar import KStarPlanner, PlannerResult, PlannerStatus
 
@@ -94,7 +94,7 @@ class PlanCache:
             command = tuple(str(c) for c in data.get("command", ()))
             if status not in _REMEMBERED or (status is PlannerStatus.SOLVED) != bool(plans):
                 return None
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
             return None  # absent, damaged or from another version: plan again and overwrite
         result = PlannerResult(status=status, plans=plans, wall_time_s=0.0, exit_code=None, command=command,
                                message=f"from the plan cache: {message}", log_tail="")
@@ -107,7 +107,7 @@ class PlanCache:
                               "time_limit_s": self.planner.time_limit_s, "message": result.message,
                               "command": list(result.command), "planner": self.planner.version})
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)
             atomic_write_bytes(path, payload.encode("utf-8"))
         except OSError:
             pass  # a cache that cannot be written only costs time

@@ -13,7 +13,7 @@ import json
 import threading
 from pathlib import Path
 
-from domain_drafter.core.paths import atomic_write_bytes, cache_dir
+from domain_drafter.core.paths import atomic_write_bytes, cache_dir, private_dir
 from domain_drafter.planning.plan_cache import versioned_key
 from domain_drafter.planning.state_space import ReachableStates
 
@@ -65,7 +65,7 @@ class StateCache:
                    "labels": list(labels), "via": via, "complete": space.complete, "stopped": space.stopped}
         path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(path.parent)
             atomic_write_bytes(path, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
         except OSError:
             pass  # a cache that cannot be written only costs time
@@ -86,7 +86,7 @@ class StateCache:
             if not (len(states) == len(parent) == len(via)) or not states:
                 return None
             return ReachableStates(atoms, states, parent, via, bool(data["complete"]), str(data["stopped"]))
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
             return None
 
 

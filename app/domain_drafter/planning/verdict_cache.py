@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from domain_drafter.core.paths import cache_dir
+from domain_drafter.core.paths import cache_dir, private_dir
 from domain_drafter.planning.equivalence import EquivalenceReport, equivalence_from_dict
 from domain_drafter.planning.proof_types import ProofReport, proof_from_dict
 
@@ -55,7 +55,7 @@ class VerdictCache:
     def _conn(self) -> sqlite3.Connection | None:
         if self._db is None:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(self.path.parent)
                 db = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
                 db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, report TEXT NOT NULL)")
                 self._db = db
@@ -113,5 +113,5 @@ def _decode(text: object) -> CachedVerdict | None:
             return CachedVerdict(equivalence_from_dict(data["equivalence"]) if data["equivalence"] else None,
                                  proof_from_dict(data["proof"]) if data["proof"] else None)
         return CachedVerdict(equivalence=equivalence_from_dict(data))
-    except (ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError):
         return None

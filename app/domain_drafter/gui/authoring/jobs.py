@@ -14,10 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.bundle import DomainBundle, save_domain_file
 from domain_drafter.core.errors import UsageError
 from domain_drafter.core.model import Domain, TypedName
-from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.prompt import Prompt, PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.judges import checks_judge
@@ -113,8 +112,7 @@ def autosave_job(workspace: WorkingCopy, folder: Path, *, task: TaskState) -> Pa
 
 
 def export_job(path: Path, workspace: WorkingCopy, *, task: TaskState) -> Path:
-    atomic_write_bytes(path, workspace.domain_text().encode("utf-8"))
-    return path
+    return save_domain_file(path, workspace.domain_text())   # read back before the rename (issue 43)
 
 
 def judge_job(bundle: DomainBundle, working: Domain, evaluator: Evaluator, *, task: TaskState) -> DomainComparison:

@@ -89,5 +89,6 @@ def save_case_job(bundle: DomainBundle, domain: Domain, table: str, *, task: Tas
     body = old.rstrip("\n")
     new = f"{body}\n\n{table}" if body else table
     read_tests_at(target, new, bundle, domain)
-    atomic_write_bytes(target, new.encode("utf-8"))
+    atomic_write_bytes(target, new.encode("utf-8"),   # read back before the rename (issue 43)
+                       read_back=lambda tmp: read_tests_at(target, tmp.read_text(encoding="utf-8"), bundle, domain))
     return target
