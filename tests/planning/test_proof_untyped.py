@@ -194,6 +194,11 @@ def test_noplan_is_settled_by_the_reference_plan_when_the_answer_can_follow_it(m
     assert report.subclass is Subclass.NP_APP
     assert asked == [[]]                 # both problems: the reference's shortest plan is a plan of the answer
     assert all(p.solvable for p in report.score.problems)
+    # 50 states reach no goal: the reference's plan then comes from Fast Downward, and is the answer's too
+    few = dataclasses.replace(EXPLORE, state_budget=50)
+    report = prove_equivalence(bundle.domain, generated, bundle.problems, actions=["walk"], settings=few)
+    assert report.subclass is Subclass.NP_APP and asked[-1] == []
+    assert not any(p.complete for p in report.score.problems) and all(p.solvable for p in report.score.problems)
     # an answer that can never walk: the reference's plans walk, so the answer's own states are searched
     walk = bundle.domain.action("walk")
     never = dataclasses.replace(walk, precondition=(*walk.precondition, Literal(Atom("crate", ("?d",)))))

@@ -39,6 +39,7 @@ from domain_drafter.planning.proof_types import (
     ProofMethod,
     ProofReport,
 )
+from domain_drafter.planning.reference_plan import answer_follows_reference
 from domain_drafter.planning.shortcuts import shortcut_reason
 from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.state_space import (
@@ -47,9 +48,7 @@ from domain_drafter.planning.state_space import (
     compare,
     compared_names,
     explore,
-    goal_masks,
 )
-from domain_drafter.planning.validator import PlanValidator
 from domain_drafter.planning.witness import WITNESS_PREFIX, witness_task
 
 __all__ = ["ProofError", "ProofSettings", "prove_equivalence"]
@@ -281,7 +280,8 @@ def _different(run: _Run, problems: Sequence[ProblemFile], cx: ProofCounterexamp
                method: ProofMethod, started: float, scores: list[ProblemScore]) -> ProofReport:
     """A proven difference; NoPlan wins if some problem's goal is unreachable in D' (METHOD 5 order)."""
     t0 = time.perf_counter()
-    reached = {p.name for p in problems if run.settings.reduce and _reference_plan_solves(run, p)}
+    reached = {p.name for p in problems if run.settings.reduce and answer_follows_reference(
+        run.reference, run.generated, p, _space_of(run, p), deadline=run.deadline, search=run.search, task=run.task)}
     rest = [p for p in problems if p.name not in reached]
     verdict = unreachable_goal(run.generated, rest, budget=run.settings.state_budget, deadline=run.deadline,
                                search=run.search, task=run.task, every=run.settings.score)
@@ -298,19 +298,9 @@ def _different(run: _Run, problems: Sequence[ProblemFile], cx: ProofCounterexamp
                        score=score)
 
 
-def _reference_plan_solves(run: _Run, problem: ProblemFile) -> bool:
-    """True when the reference's shortest explored plan to the problem's goal is also a plan of the answer's
-    domain: the goal is reachable there, with no search of its own states (False: not shown this way)."""
+def _space_of(run: _Run, problem: ProblemFile) -> tuple[ReachableStates, AtomIndex] | None:
     explored = run.explored.get(problem.name)
-    if explored is None:
-        return False
-    space = explored.space
-    pos, neg = goal_masks(explored.index, problem.problem.goal)
-    number = next((n for n, s in enumerate(space.states) if s & pos == pos and not s & neg), None)
-    if number is None:
-        return False
-    steps = [tuple(step.strip("()").split()) for step in space.prefix(number)]
-    return PlanValidator(run.generated, problem.problem).validate(steps).valid
+    return (explored.space, explored.index) if explored is not None else None
 
 
 def _unproven(run: _Run, count: int, compared: int, reason: str, started: float,
