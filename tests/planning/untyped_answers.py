@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from domain_drafter.core.bundle import DomainBundle, load_bundle_path
+from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundle_path
+from domain_drafter.core.reader import read_problem
 
 UNTYPED = Path(__file__).parent / "untyped"
 
@@ -15,6 +16,13 @@ UNTYPED = Path(__file__).parent / "untyped"
 def untyped_bundle(name: str) -> DomainBundle:
     """`shuttle` (air shuttles, travellers, fuel steps) or `haulage` (lorries, drivers, crates)."""
     return load_bundle_path(UNTYPED / name)
+
+
+def large_shuttle_problem() -> ProblemFile:
+    """19 objects: more reachable states than the proof's budget (kept out of the bundle's two problems)."""
+    path = UNTYPED / "shuttle-large-p03.pddl"
+    text = path.read_text(encoding="utf-8")
+    return ProblemFile(path.stem, path, text, read_problem(text, path))
 
 
 @dataclass(frozen=True)
