@@ -9,6 +9,11 @@ Atoms of predicates the explored domain never changes ("static") are decided at 
 time from the initial state: in every reachable state they hold exactly as in init. So a
 ground action keeps only its fluent preconditions, and a grounding whose static part fails
 does not exist (it is inapplicable everywhere).
+
+Parameters a domain leaves untyped (`object`) are bounded by the types the problem implies
+(`argument_domains.py`): `ground_domain` never grounds them on objects that no reachable state
+lets them bind, so an untyped domain grounds about as small as its typed twin. Typed
+parameters keep their declared types, so typed domains ground exactly as before.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from domain_drafter.core.errors import DrafterError, ErrorKind
-from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain, Problem
+from domain_drafter.core.model import EQUALITY, OBJECT, ActionSchema, Atom, Domain, Problem
+from domain_drafter.planning.argument_domains import argument_domains
 
 GroundAtom = tuple[str, ...]      # ("on", "a", "b")
 Key = tuple[str, ...]             # ("stack", "a", "b"): the ground action as a plan step
@@ -135,7 +141,7 @@ class Grounder:
     """
 
     def __init__(self, types_domain: Domain, problem: Problem, fluents: frozenset[str],
-                 index: AtomIndex | None = None, limit: int = 1_000_000):
+                 index: AtomIndex | None = None, limit: int = 1_000_000, infer_types: bool = True):
         self.problem = problem
         self.fluents = fluents
         self.init = init_atoms(problem)
@@ -143,7 +149,9 @@ class Grounder:
         self.objects = problem_objects(types_domain, problem)
         self.types = types_domain.types
         self.limit = limit
+        self.infer_types = infer_types    # off: untyped parameters range over every object (the old path)
         self._candidates: dict[str, tuple[str, ...]] = {}
+        self._compiled_actions: dict[int, tuple[ActionSchema, tuple]] = {}
 
     def init_state(self) -> int:
         return self.index.mask(self.init)
@@ -155,12 +163,15 @@ class Grounder:
             self._candidates[type_name] = found
         return found
 
-    def ground(self, action: ActionSchema) -> list[GroundAction]:
-        """Every grounding of `action` whose static and equality preconditions hold, in a stable order."""
+    def _compiled(self, action: ActionSchema) -> tuple[list[list[tuple[str, object]]], list[_Template],
+                                                       list[_Template], list[_Template], list[_Template]]:
+        """(static and equality checks per depth at which their last parameter is bound, and the fluent
+        precondition, negative precondition, add and delete templates) of `action`, compiled once."""
+        found = self._compiled_actions.get(id(action))
+        if found is not None and found[0] is action:
+            return found[1]
         index = {p.name: i for i, p in enumerate(action.parameters)}
-        arity = len(action.parameters)
-        # checks that can run once the first k+1 parameters are bound
-        checks: list[list[tuple[str, object]]] = [[] for _ in range(max(arity, 1))]
+        checks: list[list[tuple[str, object]]] = [[] for _ in range(max(len(action.parameters), 1))]
         pre, neg = [], []
         for lit in action.precondition:
             t = _template(lit.atom, index)
@@ -172,7 +183,25 @@ class Grounder:
                 (pre if lit.positive else neg).append(t)
         add = [_template(a, index) for a in dict.fromkeys(l.atom for l in action.effect if l.positive)]
         delete = [_template(a, index) for a in dict.fromkeys(l.atom for l in action.effect if not l.positive)]
-        domains = [self.candidates(p.type) for p in action.parameters]
+        compiled = (checks, pre, neg, add, delete)
+        self._compiled_actions[id(action)] = (action, compiled)
+        return compiled
+
+    def ground_one(self, action: ActionSchema, args: tuple[str, ...]) -> GroundAction:
+        """The ground action `action(args)`, its static preconditions not checked (the caller has)."""
+        _, pre, neg, add, delete = self._compiled(action)
+        mask = self.index.mask
+        return GroundAction((action.name, *args), mask(_bind(t, args) for t in pre), mask(_bind(t, args) for t in neg),
+                            mask(_bind(t, args) for t in add), mask(_bind(t, args) for t in delete))
+
+    def ground(self, action: ActionSchema, domains: list[tuple[str, ...]] | None = None) -> list[GroundAction]:
+        """Every grounding of `action` whose static and equality preconditions hold, in a stable order.
+
+        `domains` (per parameter, a subset of its type's objects in their order) bounds the parameters.
+        """
+        arity = len(action.parameters)
+        checks, pre, neg, add, delete = self._compiled(action)
+        domains = domains if domains is not None else [self.candidates(p.type) for p in action.parameters]
         out: list[GroundAction] = []
         mask = self.index.mask
 
@@ -211,7 +240,18 @@ class Grounder:
         return out
 
     def ground_domain(self, domain: Domain) -> list[GroundAction]:
-        return [g for action in domain.actions for g in self.ground(action)]
+        """Every grounding of every action that may apply in a state reachable from the initial state
+        (untyped parameters bounded by the inferred types; see the module docstring)."""
+        if not self.infer_types or not any(p.type == OBJECT for a in domain.actions for p in a.parameters):
+            return [g for action in domain.actions for g in self.ground(action)]
+        declared = {a.name: [self.candidates(p.type) for p in a.parameters] for a in domain.actions}
+        inferred = argument_domains(domain, declared, self.init)
+        out: list[GroundAction] = []
+        for action in domain.actions:
+            domains = [found if p.type == OBJECT else typed for p, typed, found
+                       in zip(action.parameters, declared[action.name], inferred[action.name])]
+            out += self.ground(action, domains)
+        return out
 
 
 class SuccessorIndex:

@@ -31,6 +31,7 @@ from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.grounding import AtomIndex, Grounder, GroundingLimit
 from domain_drafter.planning.kstar import PlannerStatus
 from domain_drafter.planning.noplan import unreachable_goal
+from domain_drafter.planning.pair_grounding import every_pair, ground_pairs, possible_atoms
 from domain_drafter.planning.proof_types import (
     AgreementScore,
     ProblemScore,
@@ -38,6 +39,7 @@ from domain_drafter.planning.proof_types import (
     ProofMethod,
     ProofReport,
 )
+from domain_drafter.planning.reference_plan import answer_follows_reference
 from domain_drafter.planning.shortcuts import shortcut_reason
 from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.state_space import (
@@ -46,7 +48,6 @@ from domain_drafter.planning.state_space import (
     compare,
     compared_names,
     explore,
-    ground_pairs,
 )
 from domain_drafter.planning.witness import WITNESS_PREFIX, witness_task
 
@@ -60,6 +61,9 @@ class ProofSettings:
     grounding_limit: int = 1_000_000
     shortcuts: bool = True          # off: explore even where a shortcut would decide (tests, measurements)
     score: bool = True              # count the agreement score (METHOD 6b) over every explored problem
+    # off: every binding grounded (untyped parameters over every object), and NoPlan decided by searching the
+    # answer's own states; the path before the reductions of `pair_grounding.py`, the baseline of tests/perf
+    reduce: bool = True
 
 
 @dataclass
@@ -84,6 +88,7 @@ class _Run:
     search: FastDownwardSearch | None
     task: TaskState | None
     timings: dict = field(default_factory=dict)
+    explored: dict[str, _Problem] = field(default_factory=dict)   # by problem name
 
     def left_s(self) -> float:
         return max(0.1, self.deadline - time.perf_counter())
@@ -122,6 +127,7 @@ def prove_equivalence(reference: Domain, generated: Domain, problems: Sequence[P
             task.report(number, count + 1, f"exploring the reachable states of {problem.name}")
         try:
             explored = _explore(run, problem, reference_text, names)
+            run.explored[problem.name] = explored
         except GroundingLimit as err:
             if found is not None:
                 break          # the verdict is known; the score covers the problems before this one
@@ -178,8 +184,10 @@ def _explore(run: _Run, problem: ProblemFile, reference_text: str, names: list[s
     cached = run.states.get(key, settings.state_budget) if run.states is not None else None
     fluents = run.reference.fluent_predicates
     index = AtomIndex(cached.atoms) if cached is not None else None
-    grounder = Grounder(run.reference, problem.problem, fluents, index, settings.grounding_limit)
+    grounder = Grounder(run.reference, problem.problem, fluents, index, settings.grounding_limit,
+                        infer_types=settings.reduce)
     t0 = time.perf_counter()
+    actions = None
     if cached is None:
         actions = grounder.ground_domain(run.reference)
         space, _ = explore(actions, grounder.index, grounder.init_state(), budget=settings.state_budget,
@@ -189,7 +197,12 @@ def _explore(run: _Run, problem: ProblemFile, reference_text: str, names: list[s
     else:
         space = cached
     t1 = time.perf_counter()
-    pairs = ground_pairs(grounder, run.reference, run.generated, names)
+    if settings.reduce:
+        possible = possible_atoms(space, lambda: actions or grounder.ground_domain(run.reference), grounder.index,
+                                  grounder.init_state())
+        pairs = ground_pairs(grounder, run.reference, run.generated, names, possible)
+    else:
+        pairs = every_pair(grounder, run.reference, run.generated, names)
     run.timings["explore_s"] = run.timings.get("explore_s", 0.0) + t1 - t0
     run.timings["ground_s"] = run.timings.get("ground_s", 0.0) + time.perf_counter() - t1
     return _Problem(problem, grounder.index, grounder, space, pairs)
@@ -267,11 +280,15 @@ def _different(run: _Run, problems: Sequence[ProblemFile], cx: ProofCounterexamp
                method: ProofMethod, started: float, scores: list[ProblemScore]) -> ProofReport:
     """A proven difference; NoPlan wins if some problem's goal is unreachable in D' (METHOD 5 order)."""
     t0 = time.perf_counter()
-    verdict = unreachable_goal(run.generated, problems, budget=run.settings.state_budget, deadline=run.deadline,
+    reached = {p.name for p in problems if run.settings.reduce and answer_follows_reference(
+        run.reference, run.generated, p, _space_of(run, p), deadline=run.deadline, search=run.search, task=run.task)}
+    rest = [p for p in problems if p.name not in reached]
+    verdict = unreachable_goal(run.generated, rest, budget=run.settings.state_budget, deadline=run.deadline,
                                search=run.search, task=run.task, every=run.settings.score)
     run.timings["noplan_s"] = time.perf_counter() - t0
     timings = _finish(run, started)
-    solvable = dict(zip((p.name for p in problems), verdict.solvable))
+    solvable: dict[str, bool | None] = {**dict.fromkeys(reached, True),
+                                        **dict(zip((p.name for p in rest), verdict.solvable))}
     score = AgreementScore(tuple(dataclasses.replace(p, solvable=solvable.get(p.problem)) for p in scores)) \
         if run.settings.score else None
     if verdict.problem is not None:
@@ -279,6 +296,11 @@ def _different(run: _Run, problems: Sequence[ProblemFile], cx: ProofCounterexamp
                            timings, noplan_problem=verdict.problem, score=score)
     return ProofReport(subclass_of(cx), method, True, compared, len(problems), cx, verdict.reason, timings,
                        score=score)
+
+
+def _space_of(run: _Run, problem: ProblemFile) -> tuple[ReachableStates, AtomIndex] | None:
+    explored = run.explored.get(problem.name)
+    return (explored.space, explored.index) if explored is not None else None
 
 
 def _unproven(run: _Run, count: int, compared: int, reason: str, started: float,

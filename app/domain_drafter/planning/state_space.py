@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from domain_drafter.core.model import Domain, Literal
-from domain_drafter.planning.grounding import AtomIndex, GroundAction, Grounder, Key, SuccessorIndex, bits, show_step
+from domain_drafter.planning.grounding import AtomIndex, GroundAction, Key, SuccessorIndex, bits, show_step
 
 
 @dataclass
@@ -122,12 +122,17 @@ def _same(a: GroundAction | None, b: GroundAction | None) -> bool:
 class ActionPairs:
     """The groundings of the compared actions in both domains, indexed by one precondition atom each side."""
 
-    def __init__(self, reference: Iterable[GroundAction], generated: Iterable[GroundAction]):
+    def __init__(self, reference: Iterable[GroundAction], generated: Iterable[GroundAction],
+                 weights: dict[Key, int] | None = None, groundings: int | None = None):
+        """`weights`: a pair that stands for several groundings behaving alike counts that many times in
+        the score; `groundings`: the score's number of groundings, when more than the pairs given."""
         ref = {g.key: g for g in reference}
         gen = {g.key: g for g in generated}
         keys = list(ref) + [k for k in gen if k not in ref]
-        self.groundings = len(keys)       # every grounding of either side, equal ones included (the score's x)
+        # every grounding of either side, equal ones included (the score's x)
+        self.groundings = len(keys) if groundings is None else groundings
         self.pairs = [ActionPair(k, ref.get(k), gen.get(k)) for k in keys if not _same(ref.get(k), gen.get(k))]
+        self.weights = [weights.get(p.key, 1) for p in self.pairs] if weights else None
         self.by_atom: dict[int, list[int]] = {}
         self.always: list[int] = []
         self._filed_twice: set[int] = set()
@@ -144,6 +149,10 @@ class ActionPairs:
                 else:
                     self.by_atom.setdefault(key, []).append(i)
 
+        self.filed = 0                    # the atoms some pair is filed under, as a mask
+        for atom in self.by_atom:
+            self.filed |= 1 << atom
+
     def __len__(self) -> int:
         return len(self.pairs)
 
@@ -155,8 +164,8 @@ class ActionPairs:
         for i in self.always:
             if (best < 0 or i < best) and _differs(pairs[i], state):
                 best = i
-        for atom in bits(state):
-            for i in by_atom.get(atom, ()):
+        for atom in bits(state & self.filed):
+            for i in by_atom[atom]:
                 if (best < 0 or i < best) and _differs(pairs[i], state):
                     best = i
         return compare(pairs[best], number, state) if best >= 0 else None
@@ -188,22 +197,24 @@ class ActionPairs:
         if not self.pairs:
             return len(space.states), 0
         pairs, by_atom, always, twice = self.pairs, self.by_atom, self.always, self._filed_twice
+        weights = self.weights or [1] * len(pairs)
+        filed = self.filed
         differing = 0
         for number, state in enumerate(space.states):
             if deadline is not None and number % 512 == 511 and time.perf_counter() > deadline:
                 return number, differing
             for i in always:
                 if _differs(pairs[i], state):
-                    differing += 1
+                    differing += weights[i]
             seen: set[int] = set()
-            for atom in bits(state):
-                for i in by_atom.get(atom, ()):
+            for atom in bits(state & filed):
+                for i in by_atom[atom]:
                     if i in twice:
                         if i in seen:
                             continue
                         seen.add(i)
                     if _differs(pairs[i], state):
-                        differing += 1
+                        differing += weights[i]
         return len(space.states), differing
 
 
@@ -234,10 +245,3 @@ def compared_names(reference: Domain, generated: Domain, actions: Sequence[str] 
     if actions is not None:
         return [a.lower() for a in actions]
     return list(dict.fromkeys([a.name for a in reference.actions] + [a.name for a in generated.actions]))
-
-
-def ground_pairs(grounder: Grounder, reference: Domain, generated: Domain, names: Sequence[str]) -> ActionPairs:
-    """The pairs to compare for `names`; an action missing on one side is inapplicable there."""
-    ref = [g for n in names if n in reference.action_map for g in grounder.ground(reference.action_map[n])]
-    gen = [g for n in names if n in generated.action_map for g in grounder.ground(generated.action_map[n])]
-    return ActionPairs(ref, gen)

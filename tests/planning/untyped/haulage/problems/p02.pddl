@@ -1,0 +1,16 @@
+; 2 lorries, 2 drivers, 2 crates, 4 sites, 3 waypoints: 13 objects
+(define (problem haulage-p02)
+  (:domain haulage)
+  (:objects truck-a truck-b gus hal crate-x crate-y depot mill farm port wa wb wc)
+  (:init
+    (lorry truck-a) (lorry truck-b) (driver gus) (driver hal) (crate crate-x) (crate crate-y)
+    (site depot) (site mill) (site farm) (site port)
+    (road depot mill) (road mill depot) (road mill farm) (road farm mill)
+    (road farm port) (road port farm) (road port depot) (road depot port)
+    (footpath depot wa) (footpath wa depot) (footpath wa mill) (footpath mill wa)
+    (footpath farm wb) (footpath wb farm) (footpath wb port) (footpath port wb)
+    (footpath mill wc) (footpath wc mill) (footpath wc farm) (footpath farm wc)
+    (at truck-a depot) (unmanned truck-a) (at truck-b farm) (unmanned truck-b)
+    (at gus mill) (at hal port)
+    (at crate-x depot) (at crate-y port))
+  (:goal (and (at crate-x farm) (at crate-y mill) (at gus depot))))

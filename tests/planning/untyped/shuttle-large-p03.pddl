@@ -1,0 +1,10 @@
+; 3 planes, 5 travellers, 6 towns, 5 fuel steps: 19 objects, far more reachable states than the proof's budget
+(define (problem shuttle-p03) (:domain shuttle)
+  (:objects p1 p2 p3 t1 t2 t3 t4 t5 c1 c2 c3 c4 c5 c6 f0 f1 f2 f3 f4)
+  (:init (plane p1) (plane p2) (plane p3) (traveller t1) (traveller t2) (traveller t3) (traveller t4) (traveller t5)
+    (town c1) (town c2) (town c3) (town c4) (town c5) (town c6)
+    (fuel-step f0) (fuel-step f1) (fuel-step f2) (fuel-step f3) (fuel-step f4)
+    (below f0 f1) (below f1 f2) (below f2 f3) (below f3 f4)
+    (located p1 c1) (fuel p1 f4) (located p2 c3) (fuel p2 f1) (located p3 c6) (fuel p3 f2)
+    (located t1 c1) (located t2 c2) (located t3 c4) (located t4 c5) (located t5 c6))
+  (:goal (and (located t1 c6) (located t2 c1) (located t3 c2) (located t5 c3))))
