@@ -336,8 +336,9 @@ class BenchmarkDialog(QDialog):
         return self.runner.shutdown(timeout_ms)
 
     def reject(self) -> None:
-        """Close (the title bar's button reaches here too) or Escape: mid-run, ask first and close only on Stop."""
-        if not self.running:
+        """Close (the title bar's button reaches here too) or Escape: mid-run, ask first and close only on Stop;
+        a run already asked to stop is not asked about again."""
+        if not self.run_going_on:   # nothing runs, or the run was asked to stop already (a quit, Stop)
             super().reject()
         elif self.close_box is None:
             self.close_box = ask_to_stop(self, self._stop_and_close)

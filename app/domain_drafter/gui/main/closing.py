@@ -33,6 +33,8 @@ class WindowClosingMixin:
         self._warm_timer.stop()
         for authoring in self.authoring_windows:
             authoring.close()
+        if self.benchmark_dialog is not None:   # its run was asked to stop: it goes with the window, unasked,
+            self.benchmark_dialog.hide()        # and the app quits with its last window (aboutToQuit waits for the run)
         self.model_status.shutdown()
         stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS) and self.model_status.runner.wait(SHUTDOWN_TIMEOUT_MS)
         stopped = self.verdict_tests.close(SHUTDOWN_TIMEOUT_MS) and stopped
