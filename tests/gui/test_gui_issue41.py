@@ -58,3 +58,23 @@ def test_a_file_that_is_not_a_model_is_refused_and_not_remembered(qtbot, window,
     assert all(e.path != bad for e in window.state.model_entries)     # not offered in the Model list
     settings = config_dir() / "settings.json"
     assert not settings.exists() or str(bad) not in json.loads(settings.read_text()).get("model", "")
+
+
+def test_after_draft_until_proven_the_result_panel_shows_the_best_answers_verdict(qtbot, window, tiny_model):
+    from test_gui_search import use_tiny_model
+
+    from domain_drafter.gui.editor.code_editor import normalized
+    from domain_drafter.gui.panels.candidates_panel import candidate_badge
+
+    select(qtbot, window, "blocksworld", "put-down")
+    use_tiny_model(window, tiny_model, search_budget=3, search_width=2)
+    assert run_job(qtbot, window, window.toolbar.search_action.trigger) == ("generate", "finished")
+    listed = window.candidates.panel.model.candidates
+    best = listed[0]
+    badge = candidate_badge(best)[0]
+    assert window.answer_panel.text() == normalized(best.answer)          # the best answer is in the editor
+    shown = window.result_panel.badge.text()
+    assert shown != "Not evaluated" and shown.endswith(badge)           # with its verdict
+    status = window.status_label.text()
+    if best.evaluation is None or best.evaluation.subclass is None or best.evaluation.subclass.value != "Equivalent":
+        assert status.endswith(f"best so far: {badge}")                   # the status line names the list's first
