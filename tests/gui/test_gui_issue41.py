@@ -78,3 +78,83 @@ def test_after_draft_until_proven_the_result_panel_shows_the_best_answers_verdic
     status = window.status_label.text()
     if best.evaluation is None or best.evaluation.subclass is None or best.evaluation.subclass.value != "Equivalent":
         assert status.endswith(f"best so far: {badge}")                   # the status line names the list's first
+
+
+# pick-up that never needs (clear ?x): a block with another on it can be picked up
+PICK_UP_UNCLEAR = ("(:action pick-up :parameters (?x - block) :precondition (and (ontable ?x) (handempty)) "
+                   ":effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))")
+
+
+def judge_unclear_pick_up(qtbot, window) -> None:
+    select(qtbot, window, "blocksworld", "pick-up")
+    window.answer_panel.set_text(PICK_UP_UNCLEAR)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == (JobKind.EVALUATE, JobOutcome.FINISHED)
+    assert window.result_panel.proof_view.counterexample is not None
+
+
+def test_a_test_kept_in_the_main_window_reaches_an_open_authoring_window_at_once(qtbot, window, tmp_path,
+                                                                                monkeypatch):
+    from PySide6.QtCore import Qt
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
+    copy = tmp_path / "data" / "domains" / "blocksworld" / "tests.toml"
+    select(qtbot, window, "blocksworld", "pick-up")
+    window.authoring_action.trigger()                                   # Authoring > Draft this domain…
+    authoring = window.authoring_windows[-1]
+    qtbot.waitUntil(lambda: authoring.tests.last is not None, timeout=JOB_TIMEOUT_MS)
+    before = len(authoring.tests.last.tests.cases)
+    assert "from " in authoring.tests.panel.summary.text() and str(copy) not in authoring.tests.panel.summary.text()
+    judge_unclear_pick_up(qtbot, window)
+    with qtbot.waitSignal(window.verdict_tests.writer.saved, timeout=JOB_TIMEOUT_MS) as saved:
+        qtbot.mouseClick(window.result_panel.proof_view.keep_button, Qt.MouseButton.LeftButton)
+    assert saved.args == [copy]
+    qtbot.waitUntil(lambda: str(copy) in authoring.tests.panel.summary.text(), timeout=JOB_TIMEOUT_MS)
+    assert len(authoring.tests.last.tests.cases) > before               # the kept case is listed there
+    assert authoring.tests.path == copy == window.state.tests_file(window.state.bundle)   # one file, in the state
+    authoring.close()
+
+
+def test_compare_with_reference_shows_the_verdict_tab(qtbot, window):
+    select(qtbot, window, "gripper", "pick")
+    window.authoring_action.trigger()
+    authoring = window.authoring_windows[-1]
+    qtbot.waitUntil(authoring.isVisible)
+    authoring.tabs.setCurrentWidget(authoring.descriptions_editor)     # another tab in front
+    authoring.select("pick")
+    authoring.compare_button.click()
+    assert authoring.tabs.currentWidget() is authoring.verdict
+    assert authoring.verdict.toPlainText().strip()
+    authoring.close()
+
+
+def test_the_main_window_opens_the_domains_tests(qtbot, window):
+    select(qtbot, window, "blocksworld", "pick-up")
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Authoring")
+    item = next(a for a in menu.actions() if a.text() == "Domain tests")
+    item.trigger()
+    dock = window.domain_tests.dock
+    assert dock.isVisible() and window.domain_tests.panel.isVisible()
+    panel = window.domain_tests.panel
+    qtbot.waitUntil(lambda: panel.model.rowCount() > 0, timeout=JOB_TIMEOUT_MS)
+    assert "blocksworld" in dock.windowTitle() and "pass" in panel.summary.text()
+    assert panel.run_button.isVisible() and panel.new_button.isVisible()
+    select(qtbot, window, "gripper", "pick")                           # another domain: its tests
+    qtbot.waitUntil(lambda: "gripper" in dock.windowTitle() and "gripper" in panel.summary.text(),
+                    timeout=JOB_TIMEOUT_MS)
+
+
+def test_the_new_case_form_from_must_never_happen_is_wide_enough_to_read(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    judge_unclear_pick_up(qtbot, window)
+    view = window.result_panel.proof_view
+    qtbot.mouseClick(view.never_button, Qt.MouseButton.LeftButton)
+    atoms = window.verdict_tests.cases.atoms_dialog
+    qtbot.waitUntil(lambda: atoms is not None and atoms.isVisible())
+    atoms.accept()
+    form = window.verdict_tests.writer.dialog
+    qtbot.waitUntil(lambda: form is not None and form.isVisible())
+    for field in (form.name, form.fields["state"]):
+        needed = field.fontMetrics().horizontalAdvance(field.text()) + 16
+        assert field.width() >= needed, (field.text(), field.width(), needed)   # the whole text in view
+    form.reject()

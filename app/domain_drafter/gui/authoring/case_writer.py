@@ -77,6 +77,7 @@ class CaseWriter(QObject):
             dialog.problem.setCurrentText(problem)
         for key, value in (fields or {}).items():
             dialog.set_field(key, value)
+        dialog.fit_texts()
         dialog.accepted.connect(self._on_form)
         dialog.open()
         return dialog
