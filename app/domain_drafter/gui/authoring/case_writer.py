@@ -21,6 +21,7 @@ from domain_drafter.core.model import Domain
 from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.gui.authoring.case_form import NewCaseDialog
 from domain_drafter.gui.authoring.tests_jobs import save_case_job
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 
@@ -46,9 +47,11 @@ class CaseWriter(QObject):
 
     saved = Signal(object)   # the Path written
 
-    def __init__(self, host: CaseHost, runner: TaskRunner, dialog_parent: QWidget, parent: QObject | None = None):
+    def __init__(self, host: CaseHost, runner: TaskRunner, dialog_parent: QWidget, parent: QObject | None = None,
+                 *, state: AppState | None = None):
         super().__init__(parent)
         self.host = host
+        self.state = state   # told of every case saved, so that every window reads the same tests file
         self.runner = runner
         self.dialog_parent = dialog_parent
         self.dialog: NewCaseDialog | None = None
@@ -108,6 +111,8 @@ class CaseWriter(QObject):
             return
         self.host.say(saved_text(path, bundle))
         self.saved.emit(path)
+        if self.state is not None:
+            self.state.tests_saved(bundle, path)
 
     def _not_saved(self, error: BaseException, dialog: NewCaseDialog | None) -> None:
         if self._closed:

@@ -43,7 +43,7 @@ class VerdictTests(QObject):
         self.runner = TaskRunner(self)
         window.state.track(self.runner, "main-tests")
         view = window.result_panel.proof_view
-        self.writer = CaseWriter(self, self.runner, view, self)
+        self.writer = CaseWriter(self, self.runner, view, self, state=window.state)
         self.cases = CounterexampleTests(view, self.writer, window.result_panel, self)
 
     # what the writer asks (case_writer.CaseHost): the domain the counterexample shown was judged on
