@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from gui_helpers import JOB_TIMEOUT_MS, run_job, select
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from domain_drafter.core.paths import config_dir
@@ -158,3 +159,63 @@ def test_the_new_case_form_from_must_never_happen_is_wide_enough_to_read(qtbot, 
         needed = field.fontMetrics().horizontalAdvance(field.text()) + 16
         assert field.width() >= needed, (field.text(), field.width(), needed)   # the whole text in view
     form.reject()
+
+
+def test_while_generating_the_result_heading_badge_and_message_stay_together_at_the_top(qtbot, window):
+    select(qtbot, window, "blocksworld", "put-down")
+    panel = window.result_panel
+    panel.show_working("Generating with tiny-llama…")
+    qtbot.wait(50)
+    gap = panel.message.geometry().top() - panel.badge.geometry().bottom()
+    assert 0 <= gap <= panel.badge.height(), gap                    # the message right under the badge
+    assert panel.message.geometry().bottom() < panel.height() // 2
+
+
+def test_candidate_labels_are_shown_whole(qtbot, window, tiny_model):
+    from test_gui_search import use_tiny_model
+
+    from domain_drafter.gui.panels.candidates_panel import candidate_details
+
+    select(qtbot, window, "blocksworld", "put-down")
+    use_tiny_model(window, tiny_model, search_budget=2, search_width=2)
+    assert run_job(qtbot, window, window.toolbar.search_action.trigger) == ("generate", "finished")
+    view = window.candidates.panel.view
+    qtbot.wait(50)
+    metrics = view.fontMetrics()
+    for row in range(view.model().rowCount()):
+        index = view.model().index(row, 0)
+        rect = view.visualRect(index)
+        details = candidate_details(view.model().candidate(row))
+        bound = metrics.boundingRect(0, 0, rect.width() - 12, 10_000, int(Qt.TextFlag.TextWordWrap), details)
+        assert rect.height() >= bound.height() + metrics.height(), (details, rect, bound)   # room for all of it
+
+
+def test_keep_as_test_says_where_in_a_status_line_that_fits(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data" / "a-rather-long-folder-name-for-the-data"))
+    judge_unclear_pick_up(qtbot, window)
+    with qtbot.waitSignal(window.verdict_tests.writer.saved, timeout=JOB_TIMEOUT_MS) as saved:
+        qtbot.mouseClick(window.result_panel.proof_view.keep_button, Qt.MouseButton.LeftButton)
+    label = window.status_label
+    qtbot.wait(50)
+    assert "Case saved" in label.text() and saved.args[0].name in label.text()
+    assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width(), label.text()   # not cut off
+    assert str(saved.args[0]) in label.toolTip()                              # the whole path on hover
+
+
+def test_an_applicable_case_after_one_step_says_step(qtbot, window, tmp_path):
+    import shutil
+
+    from domain_drafter.core.bundle import bundled_root
+
+    folder = tmp_path / "blocks"
+    shutil.copytree(bundled_root() / "blocksworld", folder)
+    with (folder / "tests.toml").open("a") as f:
+        f.write('\n[cases.put-down-after-one]\nproblem = "p01"\nkind = "applicable"\n'
+                'after = ["(pick-up b)"]\naction = "(put-down b)"\n')
+    assert run_job(qtbot, window, lambda: window.open_domain_folder(folder)) == (JobKind.OPEN, JobOutcome.FINISHED)
+    window.domain_tests.show()
+    panel = window.domain_tests.panel
+    qtbot.waitUntil(lambda: panel.model.row_of("put-down-after-one") >= 0
+                    and bool(panel.model.row(panel.model.row_of("put-down-after-one")).message), timeout=JOB_TIMEOUT_MS)
+    message = panel.model.row(panel.model.row_of("put-down-after-one")).message
+    assert message.endswith("after 1 step"), message

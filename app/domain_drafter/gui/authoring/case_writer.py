@@ -35,10 +35,11 @@ class CaseHost(Protocol):
 
 
 def saved_text(path: Path, bundle: DomainBundle) -> str:
-    """`Case saved to PATH.`, and for a bundled domain that PATH is the user's copy of it."""
+    """`Case saved to PATH.`, and for a bundled domain that PATH is the user's copy of it (the path last, so that
+    a status line too narrow for it all keeps its start and its file name)."""
     if is_bundled(bundle.folder):
-        return (f"Case saved to {path} (your copy of {bundle.name}: the bundled domain stays as shipped; the "
-                "domain's tests are read from there from now on).")
+        return (f"Case saved to your copy of {bundle.name} (the bundled domain stays as shipped; its tests are "
+                f"read from the copy from now on): {path}")
     return f"Case saved to {path}."
 
 

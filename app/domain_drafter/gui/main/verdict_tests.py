@@ -31,7 +31,7 @@ class VerdictTestsHost(Protocol):
     state: AppState
     result_panel: ResultPanel
 
-    def show_status(self, text: str) -> None: ...
+    def show_status(self, text: str, *, fit: bool = False) -> None: ...
 
 
 class VerdictTests(QObject):
@@ -57,7 +57,7 @@ class VerdictTests(QObject):
         return domain_tests_of(target[0]) if target is not None else None
 
     def say(self, text: str) -> None:
-        self.window.show_status(text)
+        self.window.show_status(text, fit=True)
 
     def close(self, timeout_ms: int) -> bool:
         """No more saves; wait for one under way (True: none is left)."""

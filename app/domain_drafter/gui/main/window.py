@@ -214,8 +214,12 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
     def draft_options(self) -> DraftOptions:
         return self.state.draft_options()
 
-    def show_status(self, text: str) -> None:
-        self.status_label.setText(text)
+    def show_status(self, text: str, *, fit: bool = False) -> None:
+        """`fit`: a long line (a path) elided in its middle to the status line's width, whole in its tooltip."""
+        label = self.status_label
+        shown = label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, label.width()) if fit else text
+        label.setText(shown)
+        label.setToolTip(text if shown != text else "")
 
     def _on_action_selected(self, action: str) -> None:   # the user's pick goes to the state; the views follow it
         self.state.set_target(self.domain_panel.current_bundle(), action)
