@@ -219,3 +219,21 @@ def test_an_applicable_case_after_one_step_says_step(qtbot, window, tmp_path):
                     and bool(panel.model.row(panel.model.row_of("put-down-after-one")).message), timeout=JOB_TIMEOUT_MS)
     message = panel.model.row(panel.model.row_of("put-down-after-one")).message
     assert message.endswith("after 1 step"), message
+
+
+def test_llamas_note_after_an_aborted_decode_is_not_printed_after_a_generation(qtbot, window, tiny_model, capfd):
+    import ctypes
+
+    import llama_cpp
+    from test_gui_search import use_tiny_model
+
+    select(qtbot, window, "blocksworld", "put-down")
+    use_tiny_model(window, tiny_model, search_budget=1, search_width=1)
+    assert run_job(qtbot, window, window.toolbar.search_action.trigger) == ("generate", "finished")
+    callback, user = llama_cpp.llama_log_callback(), ctypes.c_void_p()
+    llama_cpp.llama_log_get(ctypes.byref(callback), ctypes.byref(user))   # what llama.cpp logs through now
+    capfd.readouterr()
+    callback(3, b"decode: removing memory module entries for seq_id = 0, pos = [37, +inf)\n", None)
+    assert "removing memory module entries" not in capfd.readouterr().err
+    callback(3, b"llama_model_load: a real problem\n", None)                   # anything else still reaches stderr
+    assert "a real problem" in capfd.readouterr().err
