@@ -237,3 +237,41 @@ def test_llamas_note_after_an_aborted_decode_is_not_printed_after_a_generation(q
     assert "removing memory module entries" not in capfd.readouterr().err
     callback(3, b"llama_model_load: a real problem\n", None)                   # anything else still reaches stderr
     assert "a real problem" in capfd.readouterr().err
+
+
+def wrapped_lines(editor) -> list[list[str]]:
+    """Each block's lines as the editor draws them."""
+    out, block = [], editor.document().firstBlock()
+    while block.isValid():
+        layout, text = block.layout(), block.text()
+        out.append([text[layout.lineAt(i).textStart():layout.lineAt(i).textStart() + layout.lineAt(i).textLength()]
+                    for i in range(layout.lineCount())])
+        block = block.next()
+    return out
+
+
+def test_soft_wrap_never_splits_a_term_in_the_editors_or_the_diff_panes(qtbot, window):
+    from domain_drafter.gui.editor.term_wrap import safe_break
+
+    window.showNormal()
+    window.resize(1100, 760)
+    select(qtbot, window, "gripper", "pick")
+    long = ("(:action pick :parameters (?obj - ball ?room - room ?gripper - gripper) :precondition (and (at ?obj ?room) "
+            "(at-robby ?room) (free ?gripper)) :effect (and (carry ?obj ?gripper) (not (at ?obj ?room)) "
+            "(not (free ?gripper)) (not (free ?gripper))))")
+    window.answer_panel.set_text(long)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == (JobKind.EVALUATE, JobOutcome.FINISHED)
+    window.candidates.dock.show()                                        # the Candidates dock narrows the panes
+    window.result_panel.tabs.setCurrentIndex(1)                          # Diff (ARE)
+    seen = 0
+    for width in range(260, 700, 37):
+        for editor in (window.answer_panel.editor, window.result_panel.reference_view,
+                       window.result_panel.generated_view):
+            editor.setFixedWidth(width)
+            editor.grab()                                                # laid out and drawn at that width
+            for lines in wrapped_lines(editor):
+                seen += len(lines) > 1
+                for line in lines[:-1]:
+                    assert not line.rstrip().endswith(("?", " -")) and line.endswith(" "), (width, lines)
+                    assert safe_break(line + "x", len(line))
+    assert seen > 10                                                     # lines did wrap
