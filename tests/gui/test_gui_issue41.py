@@ -275,3 +275,15 @@ def test_soft_wrap_never_splits_a_term_in_the_editors_or_the_diff_panes(qtbot, w
                     assert not line.rstrip().endswith(("?", " -")) and line.endswith(" "), (width, lines)
                     assert safe_break(line + "x", len(line))
     assert seen > 10                                                     # lines did wrap
+
+
+def test_a_model_file_setting_that_is_not_a_model_is_refused_and_not_kept(qtbot, window, tmp_path):
+    from dataclasses import replace
+
+    bad = not_a_model(tmp_path)
+    before = window.state.model
+    window.apply_settings(replace(window.app_settings, model=str(bad)))   # Settings > Model file
+    assert "starts with 'this'" in close_error_box(qtbot, window)
+    assert window.app_settings.model != str(bad) and window.state.model == before
+    settings = config_dir() / "settings.json"
+    assert not settings.exists() or str(bad) not in json.loads(settings.read_text()).get("model", "")

@@ -60,7 +60,7 @@ class DomainTestsDock(QObject):
         self.panel.run_requested.connect(self.run)
         self.panel.new_case_requested.connect(self.writer.ask_new_case)
         self.panel.case_selected.connect(self._show_case)
-        self.state.target_changed.connect(lambda _target: self._follow())
+        self.state.target_changed.connect(self._on_target_changed)   # slots of this object: they end with it
         self.state.tests_changed.connect(self._on_tests_changed)
         self.dock.visibilityChanged.connect(lambda visible: visible and self._follow())
         self.action: QAction = menu.addAction("Domain tests", self.show)
@@ -69,6 +69,9 @@ class DomainTestsDock(QObject):
     def show(self) -> None:
         self.dock.show()
         self.dock.raise_()
+        self._follow()
+
+    def _on_target_changed(self, _target: object) -> None:
         self._follow()
 
     def _follow(self) -> None:
