@@ -121,7 +121,10 @@ class DraftController(QObject):
         # Nothing is cleared until the model writes (a model that cannot load leaves the answer and its verdict).
         self._writing, self._fresh_before, self._model_name = False, self._fresh, entry.name
         self.answer_panel.show_waiting(entry.name)
-        self.result_panel.show_note(f"Generating with {entry.name}…")
+        if self.result_panel.result is None:   # no verdict to keep: the how-to makes room for the note
+            self.result_panel.show_working(f"Generating with {entry.name}…")
+        else:
+            self.result_panel.show_note(f"Generating with {entry.name}…")
         return worker
 
     def _start_writing(self) -> None:
