@@ -122,7 +122,7 @@ def test_long_parameter_lists_get_one_typed_group_a_line():
     assert parameter_lines(["?x", "-", "block"]) == ["  :parameters (?x - block)"]
     assert parameter_lines(["?truck", "-", "truck", "?from", "?to", "-", "place"]) == [
         "  :parameters (?truck - truck",
-        "               ?from ?to - place)"]
+        "    ?from ?to - place)"]   # a short indent: a narrow pane (the Candidates dock open) wraps no group
     assert parameter_lines([]) == ["  :parameters ()"]
 
 

@@ -253,7 +253,7 @@ def test_a_model_that_cannot_load_is_reported_and_leaves_no_verdict(qtbot, windo
     select(qtbot, window, "blocksworld", "stack")
     junk = tmp_path / "junk.gguf"
     junk.write_bytes(b"this is not a model" * 100)
-    window.add_model_file(junk)
+    window.choose_model(window.state.model_for_file(junk))   # a Model file setting of old: Open model file refuses it
     with qtbot.waitSignal(window.error_reported, timeout=JOB_TIMEOUT_MS) as reported:
         window.generate_action.trigger()
     [error] = reported.args

@@ -167,3 +167,67 @@ def test_authoring_and_benchmark_screenshots(qtbot, window, out_dir, tmp_path, s
         authoring.close()
     finally:
         apply_scheme(app, LIGHT)
+
+
+# pick-up without (clear ?x): its counterexample offers Must never happen…, whose New case form is photographed
+PICK_UP_UNCLEAR = ("(:action pick-up :parameters (?x - block) :precondition (and (ontable ?x) (handempty)) "
+                   ":effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))")
+
+
+def new_case_form(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    select(qtbot, window, "blocksworld", "pick-up")
+    window.answer_panel.editor.setPlainText(PICK_UP_UNCLEAR)
+    run_job(qtbot, window, window.evaluate_action.trigger)
+    qtbot.mouseClick(window.result_panel.proof_view.never_button, Qt.MouseButton.LeftButton)
+    atoms = window.verdict_tests.cases.atoms_dialog
+    qtbot.waitUntil(lambda: atoms is not None and atoms.isVisible())
+    atoms.accept()
+    form = window.verdict_tests.writer.dialog
+    qtbot.waitUntil(lambda: form is not None and form.isVisible())
+    return form
+
+
+@pytest.mark.parametrize("scheme", [LIGHT, DARK], ids=["light", "dark"])
+def test_new_case_tests_panel_and_draft_until_proven_screenshots(qtbot, window, out_dir, tiny_model, scheme):
+    from dataclasses import replace
+
+    app = QApplication.instance()
+    apply_scheme(app, scheme)
+    try:
+        window.showNormal()
+        qtbot.waitUntil(lambda: not window.isMaximized())
+        window.setGeometry(0, 0, 1280, 800)
+        qtbot.waitUntil(lambda: (window.width(), window.height()) == (1280, 800))
+        form = new_case_form(qtbot, window)
+        qtbot.wait(50)
+        photograph(out_dir, scheme, "new-case", form)
+        form.reject()
+        window.domain_tests.show()
+        panel = window.domain_tests.panel
+        qtbot.waitUntil(lambda: panel.model.rowCount() > 0, timeout=30_000)
+        panel.list.setCurrentIndex(panel.model.index(0))
+        photograph(out_dir, scheme, "tests-panel", window, (1280, 800))
+        window.domain_tests.dock.hide()
+        select(qtbot, window, "gripper", "pick")
+        window.add_model_file(tiny_model)
+        window.state.update_settings(replace(window.app_settings, max_new_tokens=60, grammar=True, search_budget=4,
+                                             search_width=2), save=False)
+        assert run_job(qtbot, window, window.toolbar.search_action.trigger) == ("generate", "finished")
+        photograph(out_dir, scheme, "draft-until-proven", window, (1280, 800))
+        window.candidates.dock.hide()
+    finally:
+        apply_scheme(app, LIGHT)
+
+
+def photograph(out_dir: Path, scheme, name: str, target: QWidget, size: tuple[int, int] | None = None) -> Path:
+    QApplication.processEvents()
+    image = target.grab().toImage()
+    path = out_dir / f"1280x800-{scheme.name}-{name}.png"
+    assert image.save(str(path)), path
+    if size is not None:
+        assert (image.width(), image.height()) == size
+    assert distinct_colours(image) > 12, f"{path} looks blank"
+    assert not clipped_texts(target), f"{path}: text cut off: {clipped_texts(target)}"
+    return path

@@ -129,8 +129,10 @@ def test_clearing_the_model_file_after_a_failed_load_shows_the_default_model_aga
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"not a model")
     # the prompt may still be read into the default model (a warm job, stopped by the new request)
+    # a Model file setting of an earlier session (Settings and Open model file now refuse a file that is no GGUF)
+    window.state.update_settings(replace(window.app_settings, model=str(broken)), save=False)
     with qtbot.waitSignal(status.failed, timeout=90_000):
-        window.apply_settings(replace(window.app_settings, model=str(broken)))
+        window.choose_model(window.state.model_for_file(broken))
     box = window.findChild(QMessageBox, "modelErrorBox")
     box.close()
     assert status.model_label.text().startswith("Model: not loaded")

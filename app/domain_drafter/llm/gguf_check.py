@@ -213,7 +213,7 @@ def inspect_gguf(path: str | Path) -> GGUFInfo:
             magic = f.read(4)
             if magic != GGUF_MAGIC:
                 raise ModelError(
-                    f"not a GGUF model file (starts with {magic!r}, expected b'GGUF')",
+                    f"not a GGUF model file (starts with '{magic.decode(encoding='ascii', errors='backslashreplace')}', expected 'GGUF')",
                     where=path,
                     hint="llama.cpp needs a .gguf file; convert the model with llama.cpp's "
                     "convert_hf_to_gguf.py or download a GGUF build of it (see models/README.md)",

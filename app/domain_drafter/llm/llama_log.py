@@ -29,11 +29,21 @@ def _install_log_capture(llama_cpp: Any) -> None:
     if _log_callback is not None:
         return
 
-    def _on_log(level: int, text: bytes, _user: Any) -> None:
-        if _captured is not None:
-            _captured.append((level, text.decode("utf-8", errors="replace")))
-
     _log_callback = llama_cpp.llama_log_callback(_on_log)
+
+
+# llama.cpp's note after a decode that a Stop aborted (the batch's rollback): not a problem, not printed
+_QUIET = (b"removing memory module entries",)
+
+
+def _on_log(level: int, text: bytes, user: Any) -> None:
+    """While a load is captured, keep the line; otherwise llama-cpp-python's own logger prints it, unless quiet."""
+    if _captured is not None:
+        _captured.append((level, text.decode("utf-8", errors="replace")))
+    elif not any(quiet in text for quiet in _QUIET):
+        from llama_cpp import _logger
+
+        _logger.llama_log_callback(level, text, user)
 
 
 class CaptureLog:
@@ -55,10 +65,7 @@ class CaptureLog:
     def __exit__(self, *exc: object) -> None:
         global _captured
         if not self.verbose:
-            _captured = None
-            from llama_cpp import _logger
-
-            self.llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
+            _captured = None   # the callback stays: it passes the lines on to llama-cpp-python's logger
 
     def problems(self) -> str:
         """The warning and error lines, with their continuations.

@@ -186,7 +186,7 @@ class TestRunner(ExploringCases):
         if not check.valid:
             return self._result(case, Verdict.FAIL, f"{action} must be applicable, but {check.message}", evidence)
         if case.kind is CaseKind.APPLICABLE:
-            return self._result(case, Verdict.PASS, f"{action} is applicable after {len(prefix)} steps", evidence)
+            return self._result(case, Verdict.PASS, f"{action} is applicable after {len(prefix)} step{'' if len(prefix) == 1 else 's'}", evidence)
         after = self.replay(tp.problem, (*prefix, case.action))
         wrong = [str(a) for a in case.holds if a not in after] + [f"(not {a})" for a in case.not_holds if a in after]
         evidence = replace(evidence, atoms=tuple(wrong), state=tuple(str(a) for a in sorted(after)))

@@ -173,6 +173,6 @@ class PlanValidator:
                 [f"(not {_show(g)})" for g in self._goal_neg if g in state]
         if unmet:
             return PlanValidation(PlanStatus.INVALID, FailureKind.GOAL, None, None, tuple(unmet),
-                                  message=f"after {len(plan)} steps, goal{'s' if len(unmet) > 1 else ''} "
+                                  message=f"after {len(plan)} step{'' if len(plan) == 1 else 's'}, goal{'s' if len(unmet) > 1 else ''} "
                                           f"{' '.join(unmet)} not reached")
         return VALID

@@ -91,6 +91,19 @@ class NewCaseDialog(QDialog):
         layout.addWidget(buttons)
         self.kind.currentTextChanged.connect(self._show_keys)
         self._show_keys(self.kind.currentText())
+        self.fit_texts()
+
+    def fit_texts(self) -> None:
+        """Every one-line field wide enough for its text (and never under 50 characters), up to the screen's
+        width: a name or a formula the author must edit is read whole."""
+        metrics = self.fontMetrics()
+        edits = [self.name, *(w for w in self.fields.values() if isinstance(w, QLineEdit))]
+        widest = max(metrics.horizontalAdvance(e.text() or e.placeholderText()) for e in edits) + 24
+        screen = self.screen().availableGeometry().width() if self.screen() is not None else 1280
+        width = min(max(widest, 50 * metrics.averageCharWidth()), screen * 2 // 3)
+        for edit in edits:
+            edit.setMinimumWidth(width)
+        self.adjustSize()
 
     def _show_keys(self, kind: str) -> None:
         shown = _SHOWN[CaseKind(kind)]

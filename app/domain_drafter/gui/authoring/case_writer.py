@@ -21,6 +21,7 @@ from domain_drafter.core.model import Domain
 from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.gui.authoring.case_form import NewCaseDialog
 from domain_drafter.gui.authoring.tests_jobs import save_case_job
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 
@@ -34,10 +35,11 @@ class CaseHost(Protocol):
 
 
 def saved_text(path: Path, bundle: DomainBundle) -> str:
-    """`Case saved to PATH.`, and for a bundled domain that PATH is the user's copy of it."""
+    """`Case saved to PATH.`, and for a bundled domain that PATH is the user's copy of it (the path last, so that
+    a status line too narrow for it all keeps its start and its file name)."""
     if is_bundled(bundle.folder):
-        return (f"Case saved to {path} (your copy of {bundle.name}: the bundled domain stays as shipped; the "
-                "domain's tests are read from there from now on).")
+        return (f"Case saved to your copy of {bundle.name} (the bundled domain stays as shipped; its tests are "
+                f"read from the copy from now on): {path}")
     return f"Case saved to {path}."
 
 
@@ -46,9 +48,11 @@ class CaseWriter(QObject):
 
     saved = Signal(object)   # the Path written
 
-    def __init__(self, host: CaseHost, runner: TaskRunner, dialog_parent: QWidget, parent: QObject | None = None):
+    def __init__(self, host: CaseHost, runner: TaskRunner, dialog_parent: QWidget, parent: QObject | None = None,
+                 *, state: AppState | None = None):
         super().__init__(parent)
         self.host = host
+        self.state = state   # told of every case saved, so that every window reads the same tests file
         self.runner = runner
         self.dialog_parent = dialog_parent
         self.dialog: NewCaseDialog | None = None
@@ -77,6 +81,7 @@ class CaseWriter(QObject):
             dialog.problem.setCurrentText(problem)
         for key, value in (fields or {}).items():
             dialog.set_field(key, value)
+        dialog.fit_texts()
         dialog.accepted.connect(self._on_form)
         dialog.open()
         return dialog
@@ -107,6 +112,8 @@ class CaseWriter(QObject):
             return
         self.host.say(saved_text(path, bundle))
         self.saved.emit(path)
+        if self.state is not None:
+            self.state.tests_saved(bundle, path)
 
     def _not_saved(self, error: BaseException, dialog: NewCaseDialog | None) -> None:
         if self._closed:

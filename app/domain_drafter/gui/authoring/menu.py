@@ -63,4 +63,5 @@ def install_authoring_menu(window: QMainWindow, state: AppState) -> QAction:
     action = menu.addAction("Draft this domain…", draft_current)
     menu.addAction("Open drafted folder…", open_folder)
     window.authoring_action = action
+    window.authoring_menu = menu   # Domain tests joins it (gui/main/domain_tests.py)
     return action

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QTabWidget
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.domain_tests import EXPLORING_KINDS, CaseKind, DomainTests, free_case_name
 from domain_drafter.core.model import Domain
-from domain_drafter.core.tests_files import tests_file_of
 from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.gui.authoring.case_writer import CaseWriter
@@ -74,9 +73,10 @@ class AuthoringTests(QObject):
         self._fixing: TaskWorker | None = None
         self._fixed_on = None                    # the working domain the fixes were searched on
         self._closed = False
-        self.writer = CaseWriter(self, self.runner, self.panel, self)   # New case…, Keep as…: then run again
+        self.writer = CaseWriter(self, self.runner, self.panel, self, state=window.state)   # New case…, Keep as…: then run again
         self.writer.saved.connect(self._on_saved)
-        self.path = tests_file_of(window.workspace.bundle)
+        self.path = window.state.tests_file(window.workspace.bundle)
+        window.state.tests_changed.connect(self._on_tests_changed)   # a case kept in another window
         self._seen = self._stamp()
         self.watcher = QFileSystemWatcher(self)
         self._watch()
@@ -186,13 +186,17 @@ class AuthoringTests(QObject):
         if missing:
             self.watcher.addPaths(missing)
 
+    def _on_tests_changed(self, folder: Path, _path: Path) -> None:
+        if not self._closed and folder == self.window.workspace.bundle.folder:
+            self._check_disk()
+
     def folder_changed(self) -> None:
         """The working copy was saved into a folder: its tests file is that folder's from now on."""
         self._check_disk()
 
     def _check_disk(self) -> None:
         """The folder or the file changed: run again if the tests file is new or not as last seen."""
-        self.path = tests_file_of(self.window.workspace.bundle)
+        self.path = self.window.state.tests_file(self.window.workspace.bundle)
         self._watch()
         stamp = self._stamp()
         if stamp != self._seen:

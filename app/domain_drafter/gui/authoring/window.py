@@ -311,6 +311,7 @@ class AuthoringWindow(AuthoringRunsMixin, QMainWindow):
         """Show the selected attempt (or the editor's text) against the reference action: verdict and ARE."""
         name, row = self.selected(), self.history.currentRow()
         if name is not None:
+            self.tabs.setCurrentWidget(self.verdict)
             self.verdict.setPlainText("\n".join(attempt_comparison(self.workspace, name, row,
                                                                    self.editor.toPlainText())))
 

@@ -17,13 +17,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLayout,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -33,30 +31,29 @@ from PySide6.QtWidgets import (
 )
 
 from domain_drafter.bench.progress import format_eta, rate_text
-from domain_drafter.bench.runner import Progress, RunSummary, generator_count, run_experiment
-from domain_drafter.bench.spec import STRATEGIES, ExperimentSpec, ModelSpec, load_spec
+from domain_drafter.bench.runner import Progress, RunSummary, run_experiment
+from domain_drafter.bench.spec import ExperimentSpec, ModelSpec, load_spec
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.paths import data_dir
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.gui.dialogs.bench_baseline import BaselineTable, baseline_markdown
-from domain_drafter.gui.dialogs.bench_session import ask_to_stop, remember_domains, remembered_domains
+from domain_drafter.gui.dialogs.bench_choices import (
+    GRAMMAR_CHOICES,
+    NO_SPEC,
+    action_count,
+    generators_spin,
+    settings_summary,
+    size_text,
+    strategy_checks,
+    strategy_grid,
+)
+from domain_drafter.gui.dialogs.bench_lists import checked, checklist, domain_checklist, with_all_none
+from domain_drafter.gui.dialogs.bench_session import ask_to_stop
 from domain_drafter.gui.dialogs.class_bars import ClassBars
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.folders import Purpose, file_dialog
 from domain_drafter.gui.state.settings import AppSettings
 from domain_drafter.gui.state.workers import JobKind, JobOutcome, TaskRunner, TaskWorker
-
-GRAMMAR_CHOICES = {"free decoding": (False,), "grammar": (True,), "both, side by side": (False, True)}
-# The strategies a run compares at equal cost (bench/strategies.py), each a column of the report.
-STRATEGY_LABELS = {"one-shot": "one-shot", "retries": "linear retries", "best-of": "best-of-N", "search": "search",
-                   "guided-search": "guided search"}
-STRATEGY_TIPS = {
-    "one-shot": "The paper's protocol: one greedy answer per prompt",
-    "retries": "Corrective rounds: the last answer and its feedback, greedy, up to the search budget",
-    "best-of": "One greedy answer per prompt seed, up to the search budget; the best is kept",
-    "search": "Draft until proven: best-first search over answers and their feedback, up to the search budget",
-    "guided-search": "The search, with no call writing an answer judged before (uses the reference; reported apart)",
-}
 
 
 class _ProgressRelay(QObject):
@@ -102,52 +99,22 @@ class BenchmarkDialog(QDialog):
         self.last_error = ""
         self.close_box: QMessageBox | None = None   # the question while a close waits for an answer
 
-        self.model_list = self._checklist([(name, source) for name, source in models], checked_first=True)
-        self.domain_list = self._checklist([(d, d) for d in domains], checked_all=True)
-        kept = remembered_domains(domains)   # the choice of the last time the dialog was used
-        for row in range(self.domain_list.count()) if kept is not None else ():
-            item = self.domain_list.item(row)
-            item.setCheckState(Qt.CheckState.Checked if item.text() in kept else Qt.CheckState.Unchecked)
-        self.domain_list.itemChanged.connect(lambda _item: remember_domains([d for _, d in self._checked(self.domain_list)]))
-        for widget, rows in ((self.model_list, min(len(models), 5)), (self.domain_list, len(domains))):
-            widget.setMaximumHeight(16777215)   # every row in view (up to five models)
-            widget.setFixedHeight(widget.sizeHintForRow(0) * max(1, rows) + 2 * widget.frameWidth() + 2)
-        all_none = QHBoxLayout()
-        for text, state in (("All", Qt.CheckState.Checked), ("None", Qt.CheckState.Unchecked)):
-            button = QPushButton(text)
-            button.setObjectName(f"domains{text}")
-            button.clicked.connect(lambda _=False, s=state: self._check_all(self.domain_list, s))
-            all_none.addWidget(button)
-        all_none.addStretch(1)
-        domains_box = QVBoxLayout()
-        domains_box.addWidget(self.domain_list)
-        domains_box.addLayout(all_none)
+        self.model_list = checklist(list(models), checked_first=True, rows=min(len(models), 5))
+        self.domain_list = domain_checklist(domains)
+        domains_box = with_all_none(self.domain_list)
         self.class_checks = {c: QCheckBox(c) for c in ("base", "flipped", "random")}
         self.class_checks["base"].setChecked(True)
         classes = QHBoxLayout()
         for box in self.class_checks.values():
             classes.addWidget(box)
-        self.strategy_checks = {name: QCheckBox(STRATEGY_LABELS[name]) for name in STRATEGIES}
-        self.strategy_checks["one-shot"].setChecked(True)
-        strategies = QGridLayout()
-        for i, (name, box) in enumerate(self.strategy_checks.items()):
-            box.setObjectName(f"strategy-{name}")
-            box.setToolTip(STRATEGY_TIPS[name])
-            strategies.addWidget(box, i // 3, i % 3)
+        self.strategy_checks = strategy_checks()
+        strategies = strategy_grid(self.strategy_checks)
         self.prompts_spin = QSpinBox(minimum=1, maximum=1000, value=1)
         self.grammar_combo = QComboBox()
         self.grammar_combo.addItems(list(GRAMMAR_CHOICES))
         self.grammar_combo.setCurrentText("grammar" if self.settings.grammar else "free decoding")
         self.workers_spin = QSpinBox(minimum=1, maximum=64, value=1)
-        # Processes that generate with a local model: 0 leaves it to the engine, which fills the machine.
-        self.generators_spin = QSpinBox(minimum=0, maximum=64, value=0)
-        self.generators_spin.setSpecialValueText("automatic")
-        self.generators_spin.setToolTip("Processes that generate with a local model, each with its own copy of it. "
-                                        "Automatic: the cores divided by the settings' threads "
-                                        "(one when the threads are automatic). "
-                                        "A model behind an endpoint uses its own parallel requests instead. "
-                                        "It does not change the answers, so a run stopped with one count "
-                                        "resumes with another.")
+        self.generators_spin = generators_spin()
         # Until the user picks a file, the name follows the settings: the same settings later resume the same run.
         self._auto_path = results_path is None
         self.path_edit = QLineEdit(str(results_path or data_dir() / "results" / "benchmark.sqlite"))
@@ -233,31 +200,10 @@ class BenchmarkDialog(QDialog):
         self._update()
 
     # --- building ---------------------------------------------------------------------------
-    def _checklist(self, items, *, checked_all: bool = False, checked_first: bool = False) -> QListWidget:
-        widget = QListWidget()
-        widget.setMaximumHeight(110)
-        for i, (label, data) in enumerate(items):
-            item = QListWidgetItem(label)
-            item.setData(Qt.ItemDataRole.UserRole, data)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            on = checked_all or (checked_first and i == 0)
-            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            widget.addItem(item)
-        return widget
-
     def set_settings(self, settings: AppSettings) -> None:
         self.settings = settings
         self.options_label.setText(settings_summary(settings))
         self._update()
-
-    @staticmethod
-    def _check_all(widget: QListWidget, state: Qt.CheckState) -> None:
-        for row in range(widget.count()):
-            widget.item(row).setCheckState(state)
-
-    def _checked(self, widget: QListWidget) -> list[tuple[str, str]]:
-        return [(widget.item(i).text(), widget.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(widget.count())
-                if widget.item(i).checkState() == Qt.CheckState.Checked]
 
     def _browse(self) -> None:
         current = Path(self.path_edit.text())
@@ -309,7 +255,7 @@ class BenchmarkDialog(QDialog):
         """The run as chosen here, with every engine option from the settings; or the spec file loaded."""
         if self.loaded_spec is not None:
             return self.loaded_spec
-        models = tuple(ModelSpec(name, model=source) for name, source in self._checked(self.model_list))
+        models = tuple(ModelSpec(name, model=source) for name, source in checked(self.model_list))
         s = self.settings
         strategies = tuple(name for name, box in self.strategy_checks.items() if box.isChecked())
         search = {}
@@ -318,7 +264,7 @@ class BenchmarkDialog(QDialog):
             search = dict(budget=o.budget, width=o.width, children=o.children, feedback=o.feedback.value,
                           temperature=o.temperature, repair=o.repair, reheat=o.reheat, rotate=o.rotate)
         return ExperimentSpec(
-            name="gui-benchmark", models=models, domains=tuple(d for _, d in self._checked(self.domain_list)),
+            name="gui-benchmark", models=models, domains=tuple(d for _, d in checked(self.domain_list)),
             classes=tuple(c for c, box in self.class_checks.items() if box.isChecked()),
             prompts_per_action=self.prompts_spin.value(), grammar=GRAMMAR_CHOICES[self.grammar_combo.currentText()],
             workers=self.workers_spin.value(), generators=self.generators_spin.value() or None,
@@ -337,21 +283,13 @@ class BenchmarkDialog(QDialog):
         elif not self.running:
             spec = self.spec()
             try:
-                actions = sum(_action_count(d) for d in spec.domains)
+                actions = sum(action_count(d) for d in spec.domains)
             except DrafterError as err:
                 self.size_label.setText(f"Cannot count the tasks: {describe_error(err).message}")
                 actions = None
         if valid and not self.running and actions is not None:
-            size = actions * len(spec.classes) * spec.prompts_per_action * len(spec.systems())
-            try:
-                n_generators, oversubscribed = generator_count(spec)
-                generators = f"; {n_generators} generator process(es) for a local model" + (
-                    f". {oversubscribed}" if oversubscribed else "")
-            except DrafterError as err:   # e.g. a spec file's generators with its batch
-                valid, generators = False, f". {describe_error(err).message}"
-            self.size_label.setText(f"{size} tasks: {actions} actions x {len(spec.classes)} class(es) x "
-                                    f"{spec.prompts_per_action} prompt(s) x {len(spec.systems())} system(s)"
-                                    + generators)
+            valid, text = size_text(spec, actions)
+            self.size_label.setText(text)
             if self._auto_path:
                 self.path_edit.setText(str(data_dir() / "results" / f"benchmark-{spec.fingerprint}.sqlite"))
         chosen_here = self.loaded_spec is None
@@ -398,8 +336,9 @@ class BenchmarkDialog(QDialog):
         return self.runner.shutdown(timeout_ms)
 
     def reject(self) -> None:
-        """Close (the title bar's button reaches here too) or Escape: mid-run, ask first and close only on Stop."""
-        if not self.running:
+        """Close (the title bar's button reaches here too) or Escape: mid-run, ask first and close only on Stop;
+        a run already asked to stop is not asked about again."""
+        if not self.run_going_on:   # nothing runs, or the run was asked to stop already (a quit, Stop)
             super().reject()
         elif self.close_box is None:
             self.close_box = ask_to_stop(self, self._stop_and_close)
@@ -448,19 +387,3 @@ class BenchmarkDialog(QDialog):
             outcome = JobOutcome.STOPPED   # the run returned what it had judged: Resume continues it
         self.run_ended.emit(outcome)
 
-
-NO_SPEC = "None: the run is the choices below, with the options of the settings."
-
-
-def _action_count(domain: str) -> int:
-    """Actions of a bundled domain (loaded once per process); DrafterError if it does not load."""
-    from domain_drafter.core.bundle import load_bundle
-
-    return len(load_bundle(domain).action_names)
-
-
-def settings_summary(s: AppSettings) -> str:
-    return (f"{s.examples} examples, at most {s.max_new_tokens} new tokens, {s.retries} retries, "
-            f"{s.equivalence} equivalence, k = {s.k}, {s.planner_time_limit_s:.0f} s planner limit, "
-            f"first seed {s.seed}; strategies other than one-shot: at most {s.search_budget} model calls per action "
-            f"(change them in Settings)")

@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QResizeEvent,
     QTextCharFormat,
     QTextCursor,
+    QTextDocument,
     QTextFormat,
     QTextOption,
     QWheelEvent,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from domain_drafter.core.pddl_format import UnbalancedError, format_pddl
 from domain_drafter.gui.editor.highlighter import PddlHighlighter
+from domain_drafter.gui.editor.term_wrap import TermWrapLayout
 from domain_drafter.gui.look.colours import current_scheme
 
 _BREAKS = "\n\r\u2028\u2029"
@@ -103,6 +105,9 @@ class CodeEditor(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None, *, read_only: bool = False, line_numbers: bool = True,
                  wrap: bool = True):
         super().__init__(parent)
+        document = QTextDocument(self)
+        document.setDocumentLayout(TermWrapLayout(document))   # soft wrap never splits a term (term_wrap.py)
+        self.setDocument(document)
         self._base_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.zoom = 0
         self.setFont(self._base_font)

@@ -181,8 +181,8 @@ class MainCandidates(QObject):
         what = f"{state.bundle.name} / {state.action}" if state.bundle is not None else "the action"
         title = outcome.title(what)
         self.panel.set_ranked(outcome.ranked, title)
-        if outcome.ranked and outcome.equivalent_at is not None:
-            self.pick(outcome.ranked[0])        # proven: the answer goes into the editor at once
+        if outcome.ranked:
+            self.pick(outcome.ranked[0], ended=True)   # the best answer into the editor at once, with its verdict
         else:
             window.result_panel.clear("Pick an answer in the list to put it into the editor.")
         window.show_status(title)
@@ -202,11 +202,12 @@ class MainCandidates(QObject):
         if state.model is not None:
             window.model_status.model_used(state.model.name)
 
-    def pick(self, candidate: Candidate) -> None:
-        """The candidate's answer into the editor and its verdict into the result panel (already judged)."""
+    def pick(self, candidate: Candidate, *, ended: bool = False) -> None:
+        """The candidate's answer into the editor and its verdict into the result panel (already judged).
+        `ended`: from the job's own end, when the window's runner still counts it."""
         window = self.window
         state = window.state
-        if window.runner.busy or state.bundle is None or self.target != state.target.key:
+        if (window.runner.busy and not ended) or state.bundle is None or self.target != state.target.key:
             window.show_status("Wait for the candidates to be ranked" if window.runner.busy
                                else "These candidates were drafted for another action")
             return
@@ -215,7 +216,7 @@ class MainCandidates(QObject):
         if candidate.evaluation is not None:
             window.drafts.show_result(candidate.evaluation)
         else:
-            window.result_panel.clear(f"{candidate.verdict}: {candidate.message}")
+            window.result_panel.show_unjudged(candidate_badge(candidate), f"{candidate.verdict}: {candidate.message}")
             window.answer_panel.show_findings(candidate.check.findings, candidate.answer)
         window.show_status(f"Candidate #{candidate.rank} in the editor: {candidate.verdict}")
 

@@ -20,7 +20,7 @@ SHUTDOWN_TIMEOUT_MS = 10_000
 
 
 class WindowClosingMixin:
-    """Needs the MainWindow's benchmark_dialog, authoring_windows, model_status, drafts, runner, state,
+    """Needs the MainWindow's benchmark_dialog, authoring_windows, model_status, drafts, runner, state, domain_tests,
     window_state, closing and _warm_timer."""
 
     quit_box: QMessageBox | None = None   # the question while a quit waits for an answer
@@ -33,9 +33,12 @@ class WindowClosingMixin:
         self._warm_timer.stop()
         for authoring in self.authoring_windows:
             authoring.close()
+        if self.benchmark_dialog is not None:   # its run was asked to stop: it goes with the window, unasked,
+            self.benchmark_dialog.hide()        # and the app quits with its last window (aboutToQuit waits for the run)
         self.model_status.shutdown()
         stopped = self.runner.shutdown(SHUTDOWN_TIMEOUT_MS) and self.model_status.runner.wait(SHUTDOWN_TIMEOUT_MS)
         stopped = self.verdict_tests.close(SHUTDOWN_TIMEOUT_MS) and stopped
+        stopped = self.domain_tests.close(SHUTDOWN_TIMEOUT_MS) and stopped
         self.drafts.close()
         if stopped:
             self.state.close()

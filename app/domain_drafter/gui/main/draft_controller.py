@@ -68,6 +68,9 @@ class DraftController(QObject):
         self._timer.setInterval(TOKEN_FLUSH_MS)
         self._timer.timeout.connect(self.flush_tokens)
         self._closed = False
+        self._writing = True                # the model of the running generation wrote (or none runs)
+        self._fresh_before = False
+        self._model_name = ""
         answer_panel.edited.connect(self._on_edited)
         state.target_changed.connect(self._on_target_changed)   # a slot of this controller: ends with it
 
@@ -115,12 +118,22 @@ class DraftController(QObject):
         self._connect_ends(worker)
         self._pending.clear()
         self.streamed_text = ""
+        # Nothing is cleared until the model writes (a model that cannot load leaves the answer and its verdict).
+        self._writing, self._fresh_before, self._model_name = False, self._fresh, entry.name
+        self.answer_panel.show_waiting(entry.name)
+        if self.result_panel.result is None:   # no verdict to keep: the how-to makes room for the note
+            self.result_panel.show_working(f"Generating with {entry.name}…")
+        else:
+            self.result_panel.show_note(f"Generating with {entry.name}…")
+        return worker
+
+    def _start_writing(self) -> None:
+        """The model's first words: the editor and the verdict make room for its answer."""
+        self._writing = True
         self.answer_panel.set_text("")
         self.answer_panel.clear_findings()
-        self.answer_panel.show_waiting(entry.name)
-        self.result_panel.show_working(f"Generating with {entry.name}…")
+        self.result_panel.show_working(f"Generating with {self._model_name}…")
         self._fresh = False
-        return worker
 
     def evaluate_worker(self) -> TaskWorker | None:
         """A worker that judges the editor's text; None (and the result panel says so) if it is blank."""
@@ -135,6 +148,7 @@ class DraftController(QObject):
                             self.answer_panel.text(), kind=JobKind.EVALUATE)
         worker.signals.finished.connect(self._on_evaluated)
         self._connect_ends(worker)
+        self._writing = True   # a failed Evaluate clears the verdict it was asked for
         self.answer_panel.clear_findings()
         self.result_panel.show_working("Evaluating…")
         return worker
@@ -155,6 +169,8 @@ class DraftController(QObject):
         if self._pending and not self._closed:
             text = "".join(self._pending)
             self._pending.clear()
+            if not self._writing:
+                self._start_writing()
             self.answer_panel.append_text(text)
             self.streaming.emit(self._streamed_pieces, self._max_tokens)
 
@@ -162,6 +178,7 @@ class DraftController(QObject):
         if self._closed:
             return
         self.flush_tokens()
+        self._writing = True
         final = draft.final
         if self.answer_panel.text() != normalized(final.answer):
             self.answer_panel.set_text(final.answer)
@@ -182,12 +199,23 @@ class DraftController(QObject):
     def _on_failed(self, _error: BaseException) -> None:
         if not self._closed:
             self.flush_tokens()
-            self.result_panel.clear("No verdict: the job failed (see the error).")
+            self._ended("No verdict: the job failed (see the error).")
 
     def _on_cancelled(self) -> None:
         if not self._closed:
             self.flush_tokens()
-            self.result_panel.clear("Stopped before a verdict; the answer so far stays in the editor.")
+            self._ended("Stopped before a verdict; the answer so far stays in the editor.")
+
+    def _ended(self, note: str) -> None:
+        """A job that ended without a verdict; a generation whose model never wrote leaves everything as it was."""
+        if self._writing:
+            self.result_panel.clear(note)
+            return
+        self._fresh = self._fresh_before
+        if self.result_panel.result is None:
+            self.result_panel.clear(note)
+        else:
+            self.result_panel.show_note(f"{note} The answer and its verdict are as they were.")
 
     def show_result(self, result: EvaluationResult) -> None:
         bundle = self.state.bundle

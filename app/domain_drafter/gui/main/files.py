@@ -11,12 +11,13 @@ from pathlib import Path
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.core.errors import DrafterError
+from domain_drafter.core.errors import DrafterError, ModelError
 from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.main.drops import dropped_domain
 from domain_drafter.gui.state.folders import GGUF_FILTER, Purpose, file_dialog
 from domain_drafter.gui.state.jobs import open_bundle
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
+from domain_drafter.llm.gguf_check import inspect_gguf
 from domain_drafter.llm.models import ModelEntry
 
 
@@ -88,8 +89,14 @@ class WindowFilesMixin:
     def open_model_dialog(self) -> None:
         file_dialog(self, Purpose.MODEL, "Open model file", self.add_model_file, filters=GGUF_FILTER)
 
-    def add_model_file(self, path: str | Path) -> ModelEntry:
-        """Offer a GGUF file (the model selector shows it) and choose it (new jobs use it)."""
+    def add_model_file(self, path: str | Path) -> ModelEntry | None:
+        """Offer a GGUF file (the model selector shows it) and choose it (new jobs use it). A file whose header
+        is not a GGUF model's is refused with what is wrong: not offered, not chosen, not saved in the settings."""
+        try:
+            inspect_gguf(Path(path).expanduser())
+        except ModelError as err:
+            self.report_exception("Not a model file", err)
+            return None
         entry = self.state.model_for_file(path)
         self.choose_model(entry)
         return entry

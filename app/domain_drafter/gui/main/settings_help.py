@@ -6,6 +6,8 @@ A mixin of MainWindow (kept apart so the window module stays about layout and jo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
@@ -65,8 +67,8 @@ class WindowSettingsMixin:
         old = self.app_settings
         saved = self.state.update_settings(new)
         self._apply_settings_to_widgets()
-        if new.model and new.model != old.model:
-            self.add_model_file(new.model)
+        if new.model and new.model != old.model and self.add_model_file(new.model) is None:
+            saved = self.state.update_settings(replace(new, model=old.model))   # a file that is no model is not kept
         elif not new.model and old.model and (default := self.state.default_model()) is not None:
             self.choose_model(default)
         if new.preload_model and new.threads != old.threads and new.model == old.model:

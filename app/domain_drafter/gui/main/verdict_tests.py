@@ -31,7 +31,7 @@ class VerdictTestsHost(Protocol):
     state: AppState
     result_panel: ResultPanel
 
-    def show_status(self, text: str) -> None: ...
+    def show_status(self, text: str, *, fit: bool = False) -> None: ...
 
 
 class VerdictTests(QObject):
@@ -43,7 +43,7 @@ class VerdictTests(QObject):
         self.runner = TaskRunner(self)
         window.state.track(self.runner, "main-tests")
         view = window.result_panel.proof_view
-        self.writer = CaseWriter(self, self.runner, view, self)
+        self.writer = CaseWriter(self, self.runner, view, self, state=window.state)
         self.cases = CounterexampleTests(view, self.writer, window.result_panel, self)
 
     # what the writer asks (case_writer.CaseHost): the domain the counterexample shown was judged on
@@ -57,7 +57,7 @@ class VerdictTests(QObject):
         return domain_tests_of(target[0]) if target is not None else None
 
     def say(self, text: str) -> None:
-        self.window.show_status(text)
+        self.window.show_status(text, fit=True)
 
     def close(self, timeout_ms: int) -> bool:
         """No more saves; wait for one under way (True: none is left)."""

@@ -22,6 +22,7 @@ from domain_drafter.gui.editor.edit_menu import add_edit_commands, add_zoom_comm
 from domain_drafter.gui.look.theme import theme_notifier
 from domain_drafter.gui.main.candidates import GetModelMenu, MainCandidates
 from domain_drafter.gui.main.closing import WindowClosingMixin
+from domain_drafter.gui.main.domain_tests import DomainTestsDock
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.files import WindowFilesMixin
 from domain_drafter.gui.main.model_status import ModelStatus, job_status_widgets
@@ -175,6 +176,7 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
             run_menu.addAction(action)
         install_benchmark_menu(self, self.state)   # Benchmark > Run benchmark… (gui/dialogs/bench_menu.py)
         install_authoring_menu(self, self.state)   # Authoring > Draft this domain… (gui/authoring/menu.py)
+        self.domain_tests = DomainTestsDock(self, self, self.authoring_menu)   # Authoring > Domain tests
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Result classes", lambda: self.show_result_classes(None))
         help_menu.addAction("About Domain Drafter", self._about)
@@ -212,8 +214,12 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
     def draft_options(self) -> DraftOptions:
         return self.state.draft_options()
 
-    def show_status(self, text: str) -> None:
-        self.status_label.setText(text)
+    def show_status(self, text: str, *, fit: bool = False) -> None:
+        """`fit`: a long line (a path) elided in its middle to the status line's width, whole in its tooltip."""
+        label = self.status_label
+        shown = label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, label.width()) if fit else text
+        label.setText(shown)
+        label.setToolTip(text if shown != text else "")
 
     def _on_action_selected(self, action: str) -> None:   # the user's pick goes to the state; the views follow it
         self.state.set_target(self.domain_panel.current_bundle(), action)

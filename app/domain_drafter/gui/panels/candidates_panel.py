@@ -145,16 +145,17 @@ class BadgeDelegate(QStyledItemDelegate):
             style_.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, widget)
         metrics = QFontMetrics(option.font)
         rect = option.rect.adjusted(self.PAD, 3, -self.PAD, -3)
+        line = QRect(rect.left(), rect.top(), rect.width(), metrics.height() + 6)   # the place and the badge
         place = f"#{candidate.rank}" if candidate.rank else f"{candidate.index + 1}."
         painter.save()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         text_colour = option.palette.highlightedText().color() if selected else option.palette.text().color()
         painter.setPen(text_colour)
         place_w = metrics.horizontalAdvance("#88 ")
-        painter.drawText(QRect(rect.left(), rect.top(), place_w, rect.height()),
+        painter.drawText(QRect(line.left(), line.top(), place_w, line.height()),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, place)
         badge_w = metrics.horizontalAdvance(text) + 2 * self.PAD
-        badge_rect = QRect(rect.left() + place_w, rect.top(), badge_w, rect.height())
+        badge_rect = QRect(line.left() + place_w, line.top(), badge_w, line.height())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(QColor(style.background))
         painter.setPen(Qt.PenStyle.NoPen)
@@ -162,14 +163,22 @@ class BadgeDelegate(QStyledItemDelegate):
         painter.setPen(QColor(style.foreground))
         painter.drawText(badge_rect, Qt.AlignmentFlag.AlignCenter, text)
         painter.setPen(text_colour)
-        rest = QRect(badge_rect.right() + self.PAD, rect.top(), rect.right() - badge_rect.right() - self.PAD, rect.height())
-        painter.drawText(rest, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                         metrics.elidedText(candidate_details(candidate), Qt.TextElideMode.ElideRight, rest.width()))
+        details = QRect(rect.left(), line.bottom() + 2, rect.width(), rect.bottom() - line.bottom() - 2)
+        painter.drawText(details, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop) | int(Qt.TextFlag.TextWordWrap),
+                         candidate_details(candidate))   # under the badge, wrapped: never cut off
         painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        size = super().sizeHint(option, index)
-        return QSize(min(size.width(), 240), max(size.height(), QFontMetrics(option.font).height() + 10))
+        """The badge line, then the details wrapped to the list's width."""
+        candidate = index.data(CandidateRole)
+        metrics = QFontMetrics(option.font)
+        view = self.parent()
+        width = (view.viewport().width() if isinstance(view, QListView) else 240) - 2 * self.PAD
+        if candidate is None:
+            return QSize(width, metrics.height() + 10)
+        wrapped = metrics.boundingRect(0, 0, max(60, width), 100_000, int(Qt.TextFlag.TextWordWrap),
+                                       candidate_details(candidate))
+        return QSize(width, metrics.height() + 6 + 2 + wrapped.height() + 8)
 
 
 class CandidatesPanel(QWidget):
@@ -187,7 +196,7 @@ class CandidatesPanel(QWidget):
         self.view.setObjectName("candidateList")
         self.view.setModel(self.model)
         self.view.setItemDelegate(BadgeDelegate(self.view))
-        self.view.setUniformItemSizes(True)
+        self.view.setResizeMode(QListView.ResizeMode.Adjust)   # rows wrap again when the dock is resized
         self.view.setMinimumWidth(240)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.hint = QLabel("Click a candidate to put it into the editor.")

@@ -83,7 +83,7 @@ def parameter_lines(tokens: list[str]) -> list[str]:
         if i > 0 and tokens[i - 1] == "-" and i < len(tokens) - 1:
             groups.append([])
     head = "  :parameters ("
-    lines = [(head if n == 0 else " " * len(head)) + " ".join(g) for n, g in enumerate(groups)]
+    lines = [(head if n == 0 else "    ") + " ".join(g) for n, g in enumerate(groups)]   # narrow panes: no deep indent
     lines[-1] += ")"
     return lines
 

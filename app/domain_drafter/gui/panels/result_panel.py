@@ -186,6 +186,7 @@ class ResultPanel(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.hint, 1)
+        layout.addStretch(0)   # while neither shows (a job runs), the heading, badge and message stay at the top
         self.result: EvaluationResult | None = None
         self._reference: ActionSchema | None = None
         self._bundle: DomainBundle | None = None
@@ -213,6 +214,12 @@ class ResultPanel(QWidget):
     def show_working(self, note: str) -> None:
         """Cleared, saying what runs now (e.g. Generating with …): the how-to hint is hidden until a verdict."""
         self.clear(note)
+        self.hint.hide()
+
+    def show_unjudged(self, badge: tuple[str, BadgeStyle], note: str) -> None:
+        """The verdict of an answer judged without a proof (e.g. a candidate the checks stopped): its badge, a note."""
+        self.clear(note)
+        self.badge.show_badge(*badge)
         self.hint.hide()
 
     def show_note(self, note: str) -> None:

@@ -21,6 +21,7 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.errors import DrafterError, UsageError
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, default_template_path, load_template
+from domain_drafter.core.tests_files import tests_file_of
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.gui.state.settings import AppSettings, save_settings
 from domain_drafter.gui.state.workers import JobKind, TaskRunner
@@ -53,6 +54,7 @@ class AppState(QObject):
     model_changed = Signal(object)          # the ModelEntry chosen for new jobs (or None)
     model_entries_changed = Signal(object)  # the new tuple of ModelEntries on offer (the model selector)
     running_changed = Signal(bool)          # whether any tracked job runs now
+    tests_changed = Signal(object, object)  # a domain's folder and its tests file now: a case was saved into it
 
     def __init__(self, settings: AppSettings | None = None, *, models: ModelLibrary | None = None,
                  evaluator: Evaluator | None = None, settings_file: Path | None = None,
@@ -244,6 +246,16 @@ class AppState(QObject):
     @property
     def has_target(self) -> bool:
         return self.bundle is not None and bool(self.action)
+
+    # --- domain tests ------------------------------------------------------------------------
+    def tests_file(self, bundle: DomainBundle) -> Path:
+        """The one tests file of `bundle`'s domain that every window reads (for a bundled domain, the user's
+        copy's once a case was kept there)."""
+        return tests_file_of(bundle)
+
+    def tests_saved(self, bundle: DomainBundle, path: Path) -> None:
+        """A case was saved into `path` for `bundle`'s domain: every window showing its tests reads it now."""
+        self.tests_changed.emit(bundle.folder, path)
 
     # --- running jobs ------------------------------------------------------------------------
     def track(self, runner: TaskRunner, owner: str) -> None:

@@ -1,0 +1,141 @@
+"""Authoring > Domain tests: the selected domain's tests in a dock of the main window.
+
+The same Tests panel as the authoring window's tab (gui/panels/tests_panel.py), on the domain the main
+window has selected, proven on that domain as it is (no working copy: no quick fixes here). It reads the
+domain's one tests file from the AppState, runs again when another domain is selected or a case is saved
+in any window, and New case… adds a case as the authoring window does (case_writer.py). Nothing runs
+while the dock is hidden.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.domain_tests import DomainTests
+from domain_drafter.core.model import Domain
+from domain_drafter.core.tests_files import domain_tests_of
+from domain_drafter.gui.authoring.case_writer import CaseWriter
+from domain_drafter.gui.authoring.tests_jobs import TestsRun, run_tests_job
+from domain_drafter.gui.panels.tests_panel import TestsPanel, case_rows
+from domain_drafter.gui.state.app_state import AppState
+from domain_drafter.gui.state.errors import describe_error
+from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+
+
+class TestsDockHost(Protocol):
+    state: AppState
+
+    def show_status(self, text: str) -> None: ...
+
+
+class DomainTestsDock(QObject):
+    """The dock, its runner and its New case… writer; `show()` brings it up on the selected domain."""
+
+    __test__ = False
+
+    def __init__(self, window: TestsDockHost, dock_area: QMainWindow, menu: QMenu):
+        super().__init__(dock_area)
+        self.window, self.state = window, window.state
+        self.panel = TestsPanel()
+        for widget in (self.panel.fixes_button, self.panel.keep_button, self.panel.fixes.parentWidget()):
+            widget.hide()   # quick fixes change a working copy: the authoring window's
+        self.dock = QDockWidget("Domain tests", dock_area)
+        self.dock.setObjectName("domainTestsDock")
+        self.dock.setWidget(self.panel)
+        dock_area.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.runner = TaskRunner(self)
+        self.state.track(self.runner, "main-domain-tests")
+        self.writer = CaseWriter(self, self.runner, self.panel, self, state=self.state)
+        self.bundle: DomainBundle | None = None   # the domain whose tests are shown
+        self.last: TestsRun | None = None
+        self._number = 0
+        self._closed = False
+        self.panel.run_requested.connect(self.run)
+        self.panel.new_case_requested.connect(self.writer.ask_new_case)
+        self.panel.case_selected.connect(self._show_case)
+        self.state.target_changed.connect(self._on_target_changed)   # slots of this object: they end with it
+        self.state.tests_changed.connect(self._on_tests_changed)
+        self.dock.visibilityChanged.connect(lambda visible: visible and self._follow())
+        self.action: QAction = menu.addAction("Domain tests", self.show)
+        self.action.setToolTip("The selected domain's tests: each case proven on the domain, and New case…")
+
+    def show(self) -> None:
+        self.dock.show()
+        self.dock.raise_()
+        self._follow()
+
+    def _on_target_changed(self, _target: object) -> None:
+        self._follow()
+
+    def _follow(self) -> None:
+        """Show the selected domain's tests (run them if another domain is selected since)."""
+        bundle = self.state.bundle
+        if self._closed or not self.dock.isVisible() or bundle is self.bundle:
+            return
+        self.bundle = bundle
+        self.dock.setWindowTitle(f"Tests of {bundle.name}" if bundle is not None else "Domain tests")
+        self.run()
+
+    def _on_tests_changed(self, folder: Path, _path: Path) -> None:
+        if self.bundle is not None and folder == self.bundle.folder and self.dock.isVisible():
+            self.run()
+
+    def run(self) -> TaskWorker | None:
+        bundle = self.bundle
+        if bundle is None or self._closed:
+            self.panel.show_cases([], "Pick a domain: its tests show here.")
+            return None
+        self.runner.cancel_all()
+        self._number += 1
+        number = self._number
+        worker = TaskWorker(run_tests_job, self.state.tests_file(bundle), bundle, bundle.domain, kind=JobKind.TESTS)
+        worker.signals.finished.connect(lambda result, n=number: self._on_ran(n, result))
+        worker.signals.failed.connect(lambda err, n=number: self._on_failed(n, err))
+        self.panel.summary.setText(f"Running the tests of {bundle.name}…")
+        return self.runner.start(worker)
+
+    def _on_ran(self, number: int, result: TestsRun) -> None:
+        if number != self._number or self._closed:
+            return
+        self.last = result
+        self.panel.show_cases(case_rows(result.tests.cases, result.report),
+                              f"{result.report.summary()}, from {result.path}")
+        self.panel.summary.setToolTip(str(result.path))
+
+    def _on_failed(self, number: int, error: BaseException) -> None:
+        if number != self._number or self._closed:
+            return
+        self.last = None
+        path = self.state.tests_file(self.bundle) if self.bundle is not None else None
+        if path is not None and not path.is_file():
+            self.panel.show_cases([], f"{self.bundle.name} has no tests yet: New case… starts its {path.name}.")
+        else:
+            self.panel.show_error(describe_error(error).text)
+
+    def _show_case(self, name: str) -> None:
+        results = {r.name: r for r in self.last.report.results} if self.last is not None else {}
+        rows = {r.name: r for r in self.panel.model.rows}
+        self.panel.evidence.show_result(results.get(name), rows.get(name))
+
+    # what the writer asks (case_writer.CaseHost)
+    def tests_target(self) -> tuple[DomainBundle, Domain] | None:
+        return (self.bundle, self.bundle.domain) if self.bundle is not None else None
+
+    def known_tests(self) -> DomainTests | None:
+        return domain_tests_of(self.bundle) if self.bundle is not None else None
+
+    def say(self, text: str) -> None:
+        self.window.show_status(text)
+
+    def close(self, timeout_ms: int) -> bool:
+        """No more runs or saves; wait for one under way (True: none is left)."""
+        self._closed = True
+        self.writer.close()
+        return self.runner.shutdown(timeout_ms)
