@@ -1,46 +1,27 @@
-"""Search in feedback space: best-first over candidate answers, scored by the proof, until one is proven Equivalent.
+"""Search in feedback space: best-first over judged answers, until one is proven Equivalent.
 
-The root is `width` answers, one per prompt seed (seed, seed+1, ...), decoded as the paper does
-(greedy unless the decoding says otherwise), so the first root is the one-shot answer. Expanding a
-node re-prompts with the node's own answer and what is wrong with it (`drafting/feedback.py`):
-in the chat format as real turns (the assistant's answer, then the user's feedback), in the
-completion format as the template's appended feedback block. Its `children` answers are sampled
-(temperature > 0, each with its own decoding seed), so that they differ from each other and from
-the parent. The frontier is ordered by class rank, then whether the answer's action ever applies (a
-Different-domain answer whose action no reachable state of any problem lets apply is `dead`: it goes after
-the others; from the answer's own domain, no reference), then the agreement score (METHOD 6b), then the
-ARE. Measured on the fifth and sixth runs' trees: 3 of 284 child calls after a dead parent were proven
-Equivalent, against 23 of 221 after a live one, while the score ranked dead answers first (an action that
-never applies agrees with the reference wherever the reference does not apply). A node may be expanded again (after the nodes as good as it), each time at a higher temperature
-(`reheat`, added again after each child that repeats an answer judged before: a 1.5B model copies its
-earlier answer at 0.8 and writes new ones at 1.2 to 1.4), and a node whose expansion wrote only repeats
-rests until the others have had their turn.
-The children of one expansion are asked after different root prompts (`rotate`: the first after the
-node's own, the others after the other prompt seeds', i.e. other context examples): measured on Qwen2.5-
-Coder 1.5B, an unchanged context makes it copy its earlier answer whatever the feedback says.
-Guided (`forbid_removed`, the bench's guided-search): under the grammar, a child may not write a literal its
-parent's feedback told it to take out (the distinguishing state's extra precondition or effect, `removals`); the
-literal guard refuses it like a repeat. Measured on Qwen2.5-Coder 1.5B: told "extra effect (not (at ?truck
-?place)): remove it", eight children at 0.8 to 1.4 wrote it again. `refuse_judged` (guided search sets it too):
-no call writes an answer judged before, roots included: the effect is not closed into one, so the call writes
-another literal instead (under the grammar the literal guard, without it llm/answer_tabu.py): measured in the
-fourth run, half the calls on the actions that stalled repeated an earlier answer.
-Answers equal up to renaming and order (the verdict cache's canonical action) are merged: judged once,
-never expanded twice. An answer that fails the checks gets a quick fix (`repair`, core/answer_repair.py:
-what the checks refuse taken out, an answer cut off closed, the action read after prose, from the
-domain's declarations alone), judged as a node of its own that costs no model call, so an action that
-is right but for a predicate of a context example is found. With it, a call whose answer repeats itself
-is ended at the third copy (DecodingOptions.stop_loops) instead of at the token limit.
+The roots are `width` answers, one per prompt seed (seed, seed+1, ...), decoded with the draft's
+decoding, so the first root is the one-shot answer. Expanding a node re-prompts with its answer and
+its feedback (`drafting/feedback.py`: chat turns, or the template's feedback block); its `children`
+are sampled (each with its own decoding seed) after the root prompts in turn (`rotate`). The frontier
+is ordered by the judgement's key, with `dead` answers (Different domain, action applies in no
+reachable state: `never_applies`) after the live ones of their class. A node is expanded again after
+the nodes as good as it, hotter each time (`reheat`); a node whose expansion wrote only repeats rests
+until the others had a turn. Guided (`drafting/presets.guided_flags`): `forbid_removed` forbids a child
+the literals its parent was told to take out, `refuse_judged` refuses any answer judged before.
+Answers equal up to renaming and order are merged: judged once, never expanded twice. With `repair`,
+a check-failing answer's quick fix (core/answer_repair.py) is judged as a node of its own (no model
+call), and a call that repeats itself is ended at the third copy.
 
-It stops at the first proven Equivalent, or when the budget (model calls, generated tokens,
-seconds) is spent, or on cancel, or when the model fails; the result always holds the whole tree
-so far. Deterministic for a seed: every decoding seed is derived from the seed and the node.
-Without a reference the judge is the checks, how many of the domain's problems stay solvable and the
-domain's tests (drafting/judges.py).
+It stops (`Stopped`) at the first proven Equivalent, when a budget (calls, tokens, seconds) is spent,
+when nothing is left to expand, on cancel, or when the model fails; the result always holds the whole
+tree. Deterministic for a seed. The measurements behind these choices: resources/results/
+search-design-notes.md.
 """
 
 from __future__ import annotations
 
+import enum
 import heapq
 import time
 from collections.abc import Callable, Sequence
@@ -69,6 +50,19 @@ from domain_drafter.llm.backend import (
 )
 from domain_drafter.planning.diagnosis import reachability
 from domain_drafter.planning.evaluate import Evaluator
+
+
+class Stopped(enum.StrEnum):
+    """Why a search stopped (a str, so `result.stopped == "budget"` still reads)."""
+
+    EQUIVALENT = "equivalent"   # an answer was proven Equivalent
+    BUDGET = "budget"           # the model calls are spent
+    TOKENS = "tokens"           # the generated tokens are spent
+    TIME = "time"               # the seconds are spent
+    EXHAUSTED = "exhausted"     # no answer is left to expand
+    CANCELLED = "cancelled"
+    ERROR = "error"             # the model (or the drafter) failed: `SearchResult.error` says how
+
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
 
@@ -123,7 +117,7 @@ class SearchResult:
     prompt: Prompt
     options: SearchOptions
     nodes: tuple[SearchNode, ...]
-    stopped: str                  # "equivalent", "budget", "tokens", "time", "exhausted", "cancelled", "error"
+    stopped: Stopped
     calls: int                    # model calls (a quick fix is a node but not a call)
     generated_tokens: int
     prompt_tokens: int
@@ -157,7 +151,7 @@ class SearchResult:
 
     def to_dict(self) -> dict:
         best = self.best
-        return {"options": self.options.to_dict(), "stopped": self.stopped, "error": self.error,
+        return {"options": self.options.to_dict(), "stopped": self.stopped.value, "error": self.error,
                 "calls": self.calls, "generated_tokens": self.generated_tokens, "prompt_tokens": self.prompt_tokens,
                 "wall_s": self.wall_s, "best": best.id if best is not None else None,
                 "equivalent_at": self.equivalent_at, "nodes": [n.to_dict() for n in self.nodes],
@@ -238,18 +232,18 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     spent = {"generated": 0, "prompt": 0, "calls": 0}
     judge_s = [0.0]
 
-    def finish(stopped: str, error: str | None = None) -> SearchResult:
+    def finish(stopped: Stopped, error: str | None = None) -> SearchResult:
         return SearchResult(prompts[0], options, tuple(nodes), stopped, spent["calls"], spent["generated"],
                             spent["prompt"], time.perf_counter() - started, error, grammar,
                             {"judge_s": judge_s[0]})
 
-    def out_of_budget() -> str | None:
+    def out_of_budget() -> Stopped | None:
         if spent["calls"] >= options.budget:
-            return "budget"
+            return Stopped.BUDGET
         if options.max_tokens is not None and spent["generated"] >= options.max_tokens:
-            return "tokens"
+            return Stopped.TOKENS
         if options.time_limit_s is not None and time.perf_counter() - started >= options.time_limit_s:
-            return "time"
+            return Stopped.TIME
         return None
 
     def ask(prompt: str, decoding_: DecodingOptions, parent: SearchNode | None, seed: int) -> SearchNode:
@@ -328,11 +322,11 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             node = ask(prompt.text, replace(decoding, seed=draft.seed + j, judged=judged_before()), None,
                        draft.seed + j)
             if node.judgement.equivalent:
-                return finish("equivalent")
+                return finish(Stopped.EQUIVALENT)
         while (why := out_of_budget()) is None:
             if not frontier:
                 if not resting:
-                    return finish("exhausted")
+                    return finish(Stopped.EXHAUSTED)
                 for entry in resting:       # every node has had its turn: the resting ones again, while still heating
                     expansions = entry[1]
                     if options.child_temperature(expansions) > options.child_temperature(expansions - 1):
@@ -364,7 +358,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 fresh += node.duplicate_of is None
                 repeats += node.duplicate_of is not None
                 if node.judgement.equivalent:
-                    return finish("equivalent")
+                    return finish(Stopped.EQUIVALENT)
             if options.policy != "linear":
                 entry = (key, expansions + 1, node_id)
                 if fresh:
@@ -373,6 +367,6 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                     resting.append(entry)
         return finish(why)
     except Cancelled:
-        return finish("cancelled")
+        return finish(Stopped.CANCELLED)
     except (ModelError, DrafterError) as exc:
-        return finish("error", str(exc))
+        return finish(Stopped.ERROR, str(exc))

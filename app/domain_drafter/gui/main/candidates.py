@@ -26,7 +26,7 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.drafting.options import SearchOptions
-from domain_drafter.drafting.search import node_candidate, ranked_nodes, search_action
+from domain_drafter.drafting.search import Stopped, node_candidate, ranked_nodes, search_action
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.model_status import ModelStatus
 from domain_drafter.gui.panels.answer_panel import AnswerPanel
@@ -76,7 +76,7 @@ class SearchOutcome:
     """What Draft until proven hands back: every answer best first, and why the search stopped."""
 
     ranked: list[Candidate]
-    stopped: str
+    stopped: Stopped
     calls: int
     equivalent_at: int | None
     error: str | None = None
@@ -84,9 +84,10 @@ class SearchOutcome:
     def title(self, what: str) -> str:
         if self.equivalent_at is not None:
             return f"Proven Equivalent at model call {self.equivalent_at} for {what}"
-        why = {"budget": "the budget is spent", "cancelled": "stopped", "error": f"the model failed: {self.error}",
-               "tokens": "the token budget is spent", "time": "the time budget is spent",
-               "exhausted": "no answer is left to expand"}.get(self.stopped, self.stopped)
+        why = {Stopped.BUDGET: "the budget is spent", Stopped.CANCELLED: "stopped",
+               Stopped.ERROR: f"the model failed: {self.error}", Stopped.TOKENS: "the token budget is spent",
+               Stopped.TIME: "the time budget is spent",
+               Stopped.EXHAUSTED: "no answer is left to expand"}.get(self.stopped, str(self.stopped))
         best = candidate_badge(self.ranked[0])[0] if self.ranked else "no answer"
         return f"Not proven after {self.calls} model calls for {what} ({why}); best so far: {best}"
 

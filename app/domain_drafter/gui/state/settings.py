@@ -16,6 +16,7 @@ from domain_drafter.core.paths import atomic_write_bytes, config_dir
 from domain_drafter.drafting.candidate_options import MAX_CANDIDATES, CandidateOptions
 from domain_drafter.drafting.loop import DraftOptions, Feedback
 from domain_drafter.drafting.options import SearchOptions
+from domain_drafter.drafting.presets import guided_flags, is_guided
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.factory import AUTO, PROMPT_FORMAT_CHOICES
 from domain_drafter.planning.evaluate import EvaluationOptions
@@ -58,7 +59,7 @@ class AppSettings:
     search_budget: int = _SEARCH.budget   # Draft until proven: model calls at most
     search_width: int = _SEARCH.width     # Draft until proven: root answers (prompt seeds)
     search_feedback: str = _SEARCH.feedback.value   # what the search's re-prompts say
-    search_guided: bool = _SEARCH.forbid_removed    # with the grammar: a child may not write what it was told to take out
+    search_guided: bool = is_guided(_SEARCH)  # with the grammar: a child may not write what it was told to take out
 
     # --- what the engine gets --------------------------------------------------------------
     def draft_options(self, description_class: DescriptionClass | None = None, seed: int | None = None,
@@ -81,7 +82,7 @@ class AppSettings:
     def search_options(self) -> SearchOptions:
         return replace(_SEARCH, budget=self.search_budget, width=min(self.search_width, self.search_budget),
                        feedback=Feedback(self.search_feedback), temperature=self.candidate_temperature,
-                       forbid_removed=self.search_guided, refuse_judged=self.search_guided)
+                       **guided_flags(self.search_guided))
 
     def evaluation_options(self) -> EvaluationOptions:
         return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
