@@ -36,7 +36,7 @@ from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference
-from domain_drafter.drafting.feedback import ISSUES_SHOWN, answer_domain, judgement_feedback
+from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
@@ -48,7 +48,6 @@ from domain_drafter.llm.backend import (
     GenerationStats,
     steers_tokens,
 )
-from domain_drafter.planning.diagnosis import reachability
 from domain_drafter.planning.evaluate import Evaluator
 
 
@@ -184,9 +183,8 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
     False where that is not known (an exploration cut short says nothing)."""
     if judgement.subclass not in (Subclass.NO_PLAN, Subclass.NP_APP) or not bundle.problems:
         return False
-    domain = answer_domain(bundle, action, judgement.check)      # these classes come after a parsed answer
-    return domain is not None and all(any(b.action == action for b in r.blocked)
-                                      for r in reachability(domain, bundle.problems))
+    reach = explored(bundle, action, judgement).reach      # these classes come after a parsed answer
+    return reach is not None and all(any(b.action == action for b in r.blocked) for r in reach)
 
 
 def _decoding_seed(seed: int, node: int, child: int) -> int:
@@ -280,7 +278,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             said = nodes[merged].feedback
             dead = nodes[merged].dead
         else:
-            judgement = judge(key_text)
+            judgement = explored(bundle, action, judge(key_text, quick))   # parsed once, explored once
             said = None if judgement.equivalent else (
                 judgement_feedback(bundle, action, judgement, options.feedback) or _GENERIC)
             dead = never_applies(bundle, action, judgement)

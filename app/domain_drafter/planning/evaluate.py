@@ -130,12 +130,14 @@ class Evaluator:
         return versioned_key(VERDICT_SCHEMA, reference_text, *(p.text for p in bundle.problems), target,
                              canonical_action(action), str(self.planner.k), self.planner.version, mode)
 
-    def evaluate(self, bundle: DomainBundle, action: str, answer: str, *,
-                 task: TaskState | None = None) -> EvaluationResult:
-        """Classify `answer` for `action` of `bundle` into one of the paper's classes."""
+    def evaluate(self, bundle: DomainBundle, action: str, answer: str, *, task: TaskState | None = None,
+                 check: CheckReport | None = None) -> EvaluationResult:
+        """Classify `answer` for `action` of `bundle` into one of the paper's classes. `check`: the answer's
+        checks when the caller has run them already (`check_answer(answer, bundle.domain, action)`), so it is
+        parsed once."""
         t0 = time.perf_counter()
         target = bundle.require_action(action)
-        check = check_answer(answer, bundle.domain, target)
+        check = check if check is not None else check_answer(answer, bundle.domain, target)
         t1 = time.perf_counter()
         reference = bundle.domain.action(target)
         are = action_reconstruction_error(reference, check.action) if check.action else None
