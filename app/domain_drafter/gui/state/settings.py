@@ -50,6 +50,7 @@ class AppSettings:
     k: int = _EVALUATION.k                # plans per problem for the equivalence check
     planner_time_limit_s: float = _EVALUATION.time_limit_s
     equivalence: str = _EVALUATION.equivalence.value   # "proven" (METHOD 6a) or "paper" (METHOD 6)
+    state_budget: int = _EVALUATION.state_budget   # the proof: reachable states per problem before the planner route
     default_class: str = _DRAFT.description_class.value
     seed: int = _DRAFT.seed
     preload_model: bool = True            # load the model in the background as soon as the window is up
@@ -86,7 +87,7 @@ class AppSettings:
 
     def evaluation_options(self) -> EvaluationOptions:
         return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
-                       equivalence=EquivalenceMode(self.equivalence))
+                       equivalence=EquivalenceMode(self.equivalence), state_budget=self.state_budget)
 
     # --- validation ------------------------------------------------------------------------
     def checked(self) -> AppSettings:
@@ -105,6 +106,7 @@ class AppSettings:
             examples=int(clamp(self.examples, 0, 10)),
             max_new_tokens=int(clamp(self.max_new_tokens, 1, 4096)),
             k=int(clamp(self.k, 1, 1000)),
+            state_budget=int(clamp(self.state_budget, 1, 10_000_000)),
             planner_time_limit_s=float(clamp(self.planner_time_limit_s, 1.0, 3600.0)),
             default_class=(self.default_class if self.default_class in {c.value for c in DescriptionClass}
                            else _DRAFT.description_class.value),
