@@ -164,11 +164,9 @@ def node_candidate(node: SearchNode) -> Candidate:
         where = f"quick fix of #{node.repair_of + 1}"
     if node.duplicate_of is not None:
         where += f", same as #{node.duplicate_of + 1}"
-    j = node.judgement
     return Candidate(node.id, node.decoding_seed if node.parent is not None else node.seed, node.parent is not None,
-                     node.answer, node.stats, j.check, j.evaluation, j.solvable, score=j.score,
-                     origin=f"call {node.call}, {where}", tests_passed=j.tests_passed, tests_total=j.tests_total,
-                     tests_words=j.tests_words)
+                     node.answer, node.stats, node.judgement, score=node.judgement.score,
+                     origin=f"call {node.call}, {where}")
 
 
 def ranked_nodes(result: SearchResult) -> list[Candidate]:
