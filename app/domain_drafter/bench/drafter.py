@@ -135,7 +135,8 @@ class TaskDrafter:
     def _strategy(self, row: Mapping, strategy: str, backend, task: TaskState | None) -> Drafted:
         """Search for the row's answer (bench/strategies.py); the best answer, with its whole tree."""
         from domain_drafter.bench.strategies import strategy_options
-        from domain_drafter.drafting.search import Stopped, search_action
+        from domain_drafter.drafting.records import Stopped
+        from domain_drafter.drafting.search import search_action
 
         bundle = self._bundle(row["domain"])
         _, template = self._shared()

@@ -38,7 +38,7 @@ from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-expor
     CandidateOptions,
 )
 from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict, checks_judge, reference_judge
-from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.options import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator

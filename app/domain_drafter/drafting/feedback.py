@@ -19,8 +19,10 @@ from domain_drafter.core.answers import CheckReport
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
 from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.core.model import Domain
+from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.drafting.judges import Judgement
 from domain_drafter.drafting.options import Feedback
+from domain_drafter.llm.backend import Conversation
 from domain_drafter.planning.diagnosis import Reachability, lost_landmarks, reachability
 from domain_drafter.planning.evaluate import EvaluationResult
 
@@ -190,3 +192,14 @@ def judgement_feedback(bundle: DomainBundle, action: str, judgement: Judgement, 
                          solvable=judgement.solvable, reach=judgement.reach)
     parts = [p for p in (said, *judgement.tests_words) if p]
     return " ".join(parts) if parts else None
+
+
+def follow_up(prompt: str, answer: str, diagnostic: str, template: PromptTemplate) -> Conversation:
+    """The next round's prompt: the conversation so far, the model's answer, and the feedback.
+
+    In the chat format these are real turns (the answer as the assistant's, the feedback as the
+    user's); in the completion format the same text continues (the template's feedback block).
+    """
+    turns = list(prompt.turns) if isinstance(prompt, Conversation) else [("user", str(prompt))]
+    turns += [("assistant", answer.strip()), ("user", template.render_feedback(diagnostic).strip())]
+    return Conversation(turns, str(prompt) + answer.rstrip() + template.render_feedback(diagnostic))

@@ -9,6 +9,8 @@ search everywhere:
 - search: best-first over answers and their feedback (width roots, children sampled per expansion);
 - guided-search: the search with `guided_flags(True)`: no call writes an answer judged before, and under
   the grammar a child may not write a literal its parent's feedback told it to take out.
+Generate's own rounds (one-shot, then DraftOptions.retries corrective rounds; drafting/loop.draft_action)
+are `corrective_options`: the conversation continued round after round, until nothing is left to say.
 """
 
 from __future__ import annotations
@@ -64,3 +66,11 @@ def preset_options(preset: Preset | str, *, budget: int | None = None, feedback:
                          reheat=defaults.reheat if reheat is None else reheat,
                          rotate=defaults.rotate if rotate is None else rotate,
                          **guided_flags(preset is Preset.GUIDED_SEARCH), **common)
+
+
+def corrective_options(retries: int, feedback: Feedback) -> SearchOptions:
+    """Generate's rounds as the search runs them: one answer, then up to `retries` corrective rounds, each
+    continuing the conversation with the last answer and its `feedback`, every answer judged against the
+    reference, no quick fix; they end at the first round with nothing to say (Equivalent, an error)."""
+    return SearchOptions(budget=retries + 1, width=1, children=1, feedback=feedback, temperature=0.0,
+                         policy="linear", repair=False, conversation=True)

@@ -21,11 +21,10 @@ search-design-notes.md.
 
 from __future__ import annotations
 
-import enum
 import heapq
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from domain_drafter.core.answer_repair import repair_answer
 from domain_drafter.core.answers import check_answer
@@ -33,13 +32,13 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import DrafterError, ModelError, UsageError
 from domain_drafter.core.model import canonical_action
-from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
+from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference
-from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, judgement_feedback
+from domain_drafter.drafting.candidates import draft_decoding, has_reference
+from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, follow_up, judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
-from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
+from domain_drafter.drafting.records import SearchNode, SearchResult, Stopped
 from domain_drafter.llm.backend import (
     GUIDED_NEEDS_LOGITS,
     DecodingOptions,
@@ -50,129 +49,7 @@ from domain_drafter.llm.backend import (
 )
 from domain_drafter.planning.evaluate import Evaluator
 
-
-class Stopped(enum.StrEnum):
-    """Why a search stopped (a str, so `result.stopped == "budget"` still reads)."""
-
-    EQUIVALENT = "equivalent"   # an answer was proven Equivalent
-    BUDGET = "budget"           # the model calls are spent
-    TOKENS = "tokens"           # the generated tokens are spent
-    TIME = "time"               # the seconds are spent
-    EXHAUSTED = "exhausted"     # no answer is left to expand
-    CANCELLED = "cancelled"
-    ERROR = "error"             # the model (or the drafter) failed: `SearchResult.error` says how
-
-
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
-
-
-@dataclass(frozen=True)
-class SearchNode:
-    """One answer of the tree."""
-
-    id: int
-    parent: int | None            # None for a root answer
-    depth: int
-    call: int                     # the model call (1-based) that wrote it
-    seed: int                     # the prompt seed of the root prompt it was written after
-    decoding_seed: int
-    answer: str
-    stats: GenerationStats
-    judgement: Judgement
-    feedback: str | None = None   # what its children were (or would be) told
-    duplicate_of: int | None = None
-    repair_of: int | None = None  # a quick fix of that node's answer (no model call of its own)
-    repairs: tuple[str, ...] = () # the quick fix's edits, in words
-    temperature: float = 0.0      # the decoding's (0: greedy)
-    dead: bool = False            # Different domain, and its action applies in no reachable state of any problem
-
-    @property
-    def score(self) -> float:
-        return self.judgement.score
-
-    @property
-    def frontier_key(self) -> tuple:
-        """The frontier's order (smaller first): the judgement's key with the dead answers after the live ones
-        of the same class."""
-        key = self.judgement.key
-        return (*key[:2], self.dead, *key[2:])
-
-    def to_dict(self) -> dict:
-        ev = self.judgement.evaluation
-        return {"id": self.id, "parent": self.parent, "depth": self.depth, "call": self.call, "seed": self.seed,
-                "decoding_seed": self.decoding_seed, "answer": self.answer, "stats": self.stats.__dict__,
-                "verdict": self.judgement.verdict, "score": self.score, "equivalent": self.judgement.equivalent,
-                "are": ev.are.total if ev is not None and ev.are is not None else None,
-                "solvable": list(self.judgement.solvable), "tests_passed": self.judgement.tests_passed,
-                "tests_total": self.judgement.tests_total, "feedback": self.feedback,
-                "duplicate_of": self.duplicate_of, "repair_of": self.repair_of, "repairs": list(self.repairs),
-                "temperature": self.temperature, "dead": self.dead}
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """The whole tree, the best answer, what was spent, and why the search stopped."""
-
-    prompt: Prompt
-    options: SearchOptions
-    nodes: tuple[SearchNode, ...]
-    stopped: Stopped
-    calls: int                    # model calls (a quick fix is a node but not a call)
-    generated_tokens: int
-    prompt_tokens: int
-    wall_s: float
-    error: str | None = None
-    grammar: str | None = None
-    timings: dict = field(default_factory=dict, compare=False)
-
-    @property
-    def best(self) -> SearchNode | None:
-        nodes = [n for n in self.nodes if n.duplicate_of is None]
-        return min(nodes, key=lambda n: (n.judgement.key, n.id)) if nodes else None
-
-    @property
-    def equivalent_at(self) -> int | None:
-        """The model call that wrote the first proven Equivalent answer (None: none was found)."""
-        return next((n.call for n in self.nodes if n.judgement.equivalent), None)
-
-    @property
-    def best_scores(self) -> list[float]:
-        """After each model call, the best score so far (for the progress line and the figure); a call's
-        quick fix counts with the call."""
-        out, best = [], 0.0
-        for n in self.nodes:
-            best = max(best, n.score)
-            if n.repair_of is None:
-                out.append(best)
-            elif out:
-                out[-1] = best
-        return out
-
-    def to_dict(self) -> dict:
-        best = self.best
-        return {"options": self.options.to_dict(), "stopped": self.stopped.value, "error": self.error,
-                "calls": self.calls, "generated_tokens": self.generated_tokens, "prompt_tokens": self.prompt_tokens,
-                "wall_s": self.wall_s, "best": best.id if best is not None else None,
-                "equivalent_at": self.equivalent_at, "nodes": [n.to_dict() for n in self.nodes],
-                "timings": dict(self.timings)}
-
-
-def node_candidate(node: SearchNode) -> Candidate:
-    """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
-    where = "root" if node.parent is None else f"child of #{node.parent + 1}"
-    if node.repair_of is not None:
-        where = f"quick fix of #{node.repair_of + 1}"
-    if node.duplicate_of is not None:
-        where += f", same as #{node.duplicate_of + 1}"
-    return Candidate(node.id, node.decoding_seed if node.parent is not None else node.seed, node.parent is not None,
-                     node.answer, node.stats, node.judgement, score=node.judgement.score,
-                     origin=f"call {node.call}, {where}")
-
-
-def ranked_nodes(result: SearchResult) -> list[Candidate]:
-    """Every answer of the tree as a Candidate, best first (the frontier's order), `rank` 1..N."""
-    order = sorted(result.nodes, key=lambda n: (n.duplicate_of is not None, n.judgement.key, n.id))
-    return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]
 
 
 def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bool:
@@ -195,12 +72,14 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                   options: SearchOptions = SearchOptions(), *, template: PromptTemplate | None = None,
                   judge: Judge | None = None, reference: bool | None = None,
                   on_node: Callable[[SearchNode], None] | None = None,
+                  on_call: Callable[[int, str], None] | None = None, on_token: Callable[[str], None] | None = None,
                   task: TaskState | None = None) -> SearchResult:
     """Search for an answer to `action` that the judge proves right (see the module's docstring).
 
     `judge` None: the proof against the bundle's action where it has one (`has_reference`), else the
-    checks and the problems. `on_node` fires for each answer as it is judged. Never raises on a model
-    failure or a cancel once started: the result says why it stopped and keeps the tree.
+    checks and the problems. `on_node` fires for each answer as it is judged, `on_call(index, prompt)` before
+    each model call and `on_token` for each piece it writes. Never raises on a model failure or a cancel once
+    started (but with `options.conversation`): the result says why it stopped and keeps the tree.
     """
     task = task or TaskState()
     if (options.forbid_removed or options.refuse_judged) and not steers_tokens(backend):
@@ -226,6 +105,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     frontier: list[tuple[tuple, int, int]] = []   # (SearchNode.frontier_key, expansions, node id)
     resting: list[tuple[tuple, int, int]] = []    # nodes whose last expansion wrote nothing new: until the others had a turn
     spent = {"generated": 0, "prompt": 0, "calls": 0}
+    asked: dict[int, str] = {}          # conversation: node id -> the prompt it was written after
     judge_s = [0.0]
 
     def finish(stopped: Stopped, error: str | None = None) -> SearchResult:
@@ -245,14 +125,18 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     def ask(prompt: str, decoding_: DecodingOptions, parent: SearchNode | None, seed: int) -> SearchNode:
         task.check_cancelled()
         shown = f"; best score so far {max(n.score for n in nodes):.0%}" if nodes else ""
-        task.report(spent["calls"], options.budget, f"model call {spent['calls'] + 1} of {options.budget}{shown}")
-        generation: Generation = backend.generate(prompt, decoding_, task=task)
+        task.report(spent["calls"], options.budget, f"round {spent['calls'] + 1}: generating" if options.conversation
+                    else f"model call {spent['calls'] + 1} of {options.budget}{shown}")
+        if on_call is not None:
+            on_call(spent["calls"], prompt)
+        generation: Generation = backend.generate(prompt, decoding_, on_token=on_token, task=task)
         if generation.stats.stop_reason == "cancelled":
             raise Cancelled()
         spent["calls"] += 1
         spent["generated"] += generation.stats.generated_tokens
         spent["prompt"] += generation.stats.prompt_tokens
         node = judged(generation.text, generation.stats, decoding_, parent, seed)
+        asked[node.id] = prompt
         if options.repair and node.duplicate_of is None and not node.judgement.equivalent:
             revises = parent.judgement.check.action if parent is not None else None
             fix = repair_answer(node.judgement.check, bundle.domain, revises=revises)
@@ -270,7 +154,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         merged = None
         quick = check_answer(key_text, bundle.domain, action)
         merge = canonical_action(quick.action) if quick.action is not None else " ".join(key_text.split())
-        if merge in seen:
+        if merge in seen and not options.conversation:
             merged = seen[merge]
             judgement = nodes[merged].judgement
             said = nodes[merged].feedback
@@ -278,7 +162,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         else:
             judgement = explored(bundle, action, judge(key_text, quick))   # parsed once, explored once
             said = None if judgement.equivalent else (
-                judgement_feedback(bundle, action, judgement, options.feedback) or _GENERIC)
+                judgement_feedback(bundle, action, judgement, options.feedback)
+                or (None if options.conversation else _GENERIC))
             dead = never_applies(bundle, action, judgement)
         judge_s[0] += time.perf_counter() - t0
         node = SearchNode(node_id, parent.id if parent is not None else None,
@@ -315,10 +200,12 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         for j, prompt in enumerate(prompts):
             if out_of_budget():
                 break
-            node = ask(prompt.text, replace(decoding, seed=draft.seed + j, judged=judged_before()), None,
-                       draft.seed + j)
+            node = ask(prompt.text, decoding if options.conversation
+                       else replace(decoding, seed=draft.seed + j, judged=judged_before()), None, draft.seed + j)
             if node.judgement.equivalent:
                 return finish(Stopped.EQUIVALENT)
+            if options.conversation and node.feedback is None:
+                return finish(Stopped.EXHAUSTED)     # nothing to tell the next round
         while (why := out_of_budget()) is None:
             if not frontier:
                 if not resting:
@@ -329,7 +216,10 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                         heapq.heappush(frontier, entry)
                 resting.clear()
                 continue
-            if options.policy == "linear":
+            if options.conversation:
+                parent = nodes[-1]
+                node_id, expansions = parent.id, 0
+            elif options.policy == "linear":
                 parent = nodes[-1] if nodes[-1].duplicate_of is None else nodes[nodes[-1].duplicate_of]
                 node_id, expansions = parent.id, sum(1 for n in nodes if n.parent == parent.id)
             else:
@@ -344,18 +234,21 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 # roots' (other context examples) for the rest, which breaks a small model's habit of copying
                 # its earlier answer from an unchanged context
                 at = (own + c) % len(prompts) if options.rotate else own
-                child_prompt = follow_up(prompts[at].text, parent.answer, parent.feedback or _GENERIC, template)
+                child_prompt = follow_up(asked[parent.id] if options.conversation else prompts[at].text, parent.answer,
+                                         parent.feedback or _GENERIC, template)
                 seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
                 child_decoding = replace(decoding, temperature=options.child_temperature(expansions, repeats),
                                          seed=seed if options.temperature else draft.seed,
                                          forbidden=forbidden(parent) if options.forbid_removed else None,
                                          judged=judged_before())
-                node = ask(child_prompt, child_decoding, parent, draft.seed + at)
+                node = ask(child_prompt, decoding if options.conversation else child_decoding, parent, draft.seed + at)
                 fresh += node.duplicate_of is None
                 repeats += node.duplicate_of is not None
                 if node.judgement.equivalent:
                     return finish(Stopped.EQUIVALENT)
-            if options.policy != "linear":
+                if options.conversation and node.feedback is None:
+                    return finish(Stopped.EXHAUSTED)
+            if options.policy != "linear" and not options.conversation:
                 entry = (key, expansions + 1, node_id)
                 if fresh:
                     heapq.heappush(frontier, entry)
@@ -363,6 +256,10 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                     resting.append(entry)
         return finish(why)
     except Cancelled:
+        if options.conversation:
+            raise
         return finish(Stopped.CANCELLED)
     except (ModelError, DrafterError) as exc:
+        if options.conversation:
+            raise
         return finish(Stopped.ERROR, str(exc))

@@ -120,7 +120,8 @@ def _generate_candidates(args: argparse.Namespace, bundle, action: str, backend,
 def _generate_search(args: argparse.Namespace, bundle, action: str, backend, options, search, template) -> int:
     """--search: best-first over answers and their feedback until one is proven Equivalent or the budget is spent."""
     from domain_drafter.core.bundle import load_bundled
-    from domain_drafter.drafting.search import SearchNode, Stopped, search_action
+    from domain_drafter.drafting.records import SearchNode, Stopped
+    from domain_drafter.drafting.search import search_action
 
     streaming = not args.json
 

@@ -23,7 +23,8 @@ from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
-from domain_drafter.drafting.search import Stopped, node_candidate, ranked_nodes, search_action
+from domain_drafter.drafting.records import Stopped, node_candidate, ranked_nodes
+from domain_drafter.drafting.search import search_action
 from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidate_badge, ranked_title
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.enabling import EnablingTable
