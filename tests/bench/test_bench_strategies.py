@@ -169,3 +169,20 @@ def test_a_running_search_shows_its_model_calls_as_the_runs_progress_and_each_an
         calls = [m for m in messages if f"heavy-pack/{action} retries: model call" in m]
         assert calls and all(m.startswith(who) for m in calls), messages
         assert any("model call 3 of 3; best score so far" in m for m in calls), calls
+
+
+def test_every_strategy_is_a_preset_named_once_and_guided_maps_to_both_flags_there(tmp_path, tiny_model):
+    from domain_drafter.bench.spec import STRATEGIES as SPEC_STRATEGIES
+    from domain_drafter.bench.strategies import strategy_options
+    from domain_drafter.drafting.presets import PRESETS, Preset, guided_flags, is_guided, preset_options
+    from domain_drafter.gui.state.settings import AppSettings
+
+    assert SPEC_STRATEGIES == PRESETS       # the spec validates against the presets' names
+    spec = load_spec(write_spec(tmp_path / "s.toml", tiny_model, domains='["heavy-pack"]', extra=STRATEGIES))
+    for preset in Preset:
+        assert strategy_options(preset.value, spec) == preset_options(preset, budget=3, width=2, children=2)
+    assert guided_flags(True) == {"forbid_removed": True, "refuse_judged": True}
+    assert not is_guided(preset_options(Preset.SEARCH)) and is_guided(preset_options(Preset.GUIDED_SEARCH))
+    settings = AppSettings(search_guided=True)
+    assert settings.search_options().forbid_removed and settings.search_options().refuse_judged
+    assert preset_options(Preset.ONE_SHOT, repair=True).repair is False      # one-shot stays the paper's protocol

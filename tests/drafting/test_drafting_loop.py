@@ -87,3 +87,43 @@ def test_round_start_hook_separates_the_rounds(tiny_backend, evaluator, bundles)
                  on_round=lambda r: events.append(("end", len(events))))
     assert [e[0] for e in events] == ["start", "end", "start", "end"]
     assert [e[1] for e in events if e[0] == "start"] == [0, 1]
+
+
+def _plain_rounds(bundle, action, backend, evaluator, options):
+    """The rounds as the plain ask, judge, re-ask loop gives them (what draft_action did before it became a preset
+    of the search): (prompt, answer, subclass, diagnostic) per round."""
+    from domain_drafter.core.prompt import build_prompt, load_template
+    from domain_drafter.drafting.candidates import draft_decoding
+    from domain_drafter.drafting.feedback import follow_up
+
+    template = load_template()
+    text = build_prompt(bundle, action, load_bundled(), options.description_class, options.seed, options.examples,
+                        template).text
+    decoding, out = draft_decoding(bundle, action, options), []
+    for attempt in range(options.retries + 1):
+        answer = backend.generate(text, decoding).text
+        evaluation = evaluator.evaluate(bundle, action, answer)
+        told = diagnostic_for(bundle, action, evaluation, options.feedback) if attempt < options.retries else None
+        out.append((str(text), answer, evaluation.subclass, told))
+        if told is None:
+            break
+        text = follow_up(text, answer, told, template)
+    return out
+
+
+@pytest.mark.parametrize(("domain", "action", "options"), [
+    ("gripper", "move", DraftOptions(retries=2)),
+    ("blocksworld", "put-down", DraftOptions(retries=3, grammar=True, feedback=Feedback.ALL)),
+    ("logistics", "load-truck", DraftOptions(retries=2, grammar=True, seed=2, feedback=Feedback.PLANS)),
+])
+def test_the_rounds_are_those_of_the_plain_ask_judge_reask_loop(tiny_backend, evaluator, bundles, domain, action,
+                                                                options):
+    from dataclasses import replace
+
+    from domain_drafter.llm.backend import DecodingOptions
+
+    options = replace(options, decoding=DecodingOptions(max_tokens=64))
+    draft = draft_action(bundles[domain], action, tiny_backend, evaluator, load_bundled(), options)
+    got = [(str(r.prompt_text), r.generation.text, r.evaluation.subclass, r.diagnostic) for r in draft.rounds]
+    assert got == _plain_rounds(bundles[domain], action, tiny_backend, evaluator, options)
+    assert len(got) > 1 or got[0][3] is None

@@ -13,7 +13,8 @@ from domain_drafter.core.errors import UsageError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.judges import reference_judge
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
-from domain_drafter.drafting.search import SearchNode, never_applies, search_action
+from domain_drafter.drafting.records import SearchNode
+from domain_drafter.drafting.search import never_applies, search_action
 from domain_drafter.llm.backend import DecodingOptions, GenerationStats
 from domain_drafter.planning.evaluate import Evaluator, VerdictCache
 from domain_drafter.planning.kstar import KStarPlanner

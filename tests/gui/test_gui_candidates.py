@@ -190,3 +190,40 @@ def test_the_candidate_settings_have_one_set_of_defaults_and_round_trip_through_
     assert not dialog.temperature_spin.isEnabled() and not dialog.values().sample_candidates
     assert AppSettings(candidates=99, candidate_temperature=0.0).checked().candidate_options() == \
         CandidateOptions(8, False, 0.05)
+
+
+def test_judge_working_copy_follows_the_settings_equivalence_mode_and_state_budget(qtbot, tiny_model, bundles,
+                                                                                   tmp_path, monkeypatch):
+    from domain_drafter.planning.evaluate import Evaluator
+
+    judged_with: list[tuple] = []      # (the judging Evaluator's options, its comparison), the real compare's
+    real = Evaluator.compare
+
+    def compare(self, bundle, domain, **kw):
+        comparison = real(self, bundle, domain, **kw)
+        judged_with.append((self.options, comparison))
+        return comparison
+
+    monkeypatch.setattr(Evaluator, "compare", compare)
+    copy = WorkingCopy.from_bundle(bundles["blocksworld"])
+    copy.save(tmp_path / "b")
+    win = authoring_window(qtbot, copy, tiny_model)
+    win.select("put-down")      # put-down that also needs an empty hand: no plan puts a block down
+    win.editor.setPlainText("(:action put-down :parameters (?x - block) :precondition (and (holding ?x) (handempty))"
+                            " :effect (and (ontable ?x) (clear ?x) (handempty) (not (holding ?x))))")
+    qtbot.mouseClick(win.accept_button, Qt.MouseButton.LeftButton)
+
+    def judged(**settings):
+        win.state.update_settings(replace(win.state.settings, **settings), save=False)
+        with qtbot.waitSignal(win.job_ended, timeout=JOB_MS, check_params_cb=lambda k, _o: k == "judge") as ended:
+            qtbot.mouseClick(win.judge_button, Qt.MouseButton.LeftButton)
+        assert ended.args[1] == "finished" and win.verdict.toPlainText().startswith("Working copy: Different")
+        return judged_with[-1]
+
+    options, comparison = judged(equivalence="proven", state_budget=100_000)
+    assert comparison.proof is not None and "all 7 states reachable" in comparison.proof.reason
+    options, comparison = judged(state_budget=2)          # the Settings' state budget reaches the proof
+    assert options.state_budget == 2 and "state budget 2 reached" in comparison.proof.reason
+    options, comparison = judged(equivalence="paper")     # the paper's heuristic: no proof at all
+    assert options.equivalence.value == "paper" and comparison.proof is None and comparison.equivalence is not None
+    assert len(judged_with) == 3

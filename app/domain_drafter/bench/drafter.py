@@ -135,6 +135,7 @@ class TaskDrafter:
     def _strategy(self, row: Mapping, strategy: str, backend, task: TaskState | None) -> Drafted:
         """Search for the row's answer (bench/strategies.py); the best answer, with its whole tree."""
         from domain_drafter.bench.strategies import strategy_options
+        from domain_drafter.drafting.records import Stopped
         from domain_drafter.drafting.search import search_action
 
         bundle = self._bundle(row["domain"])
@@ -142,9 +143,9 @@ class TaskDrafter:
         result = search_action(bundle, row["action"], backend, self.evaluator(), self._shared()[0],
                                self._draft_options(row), strategy_options(strategy, self.spec),
                                template=template, reference=True, task=_naming(task, row, strategy))
-        if result.stopped == "cancelled":
+        if result.stopped is Stopped.CANCELLED:
             raise Cancelled()
-        if result.stopped == "error":
+        if result.stopped is Stopped.ERROR:
             raise ModelError(f"the model failed during the {strategy} of {row['domain']}/{row['action']} "
                              f"after {result.calls} calls: {result.error}")
         best = result.best

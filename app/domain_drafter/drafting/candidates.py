@@ -37,8 +37,8 @@ from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-expor
     MAX_CANDIDATES,
     CandidateOptions,
 )
-from domain_drafter.drafting.judges import Judge, checked_verdict, checks_judge
-from domain_drafter.drafting.loop import DraftOptions
+from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict, checks_judge, reference_judge
+from domain_drafter.drafting.options import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
@@ -48,24 +48,47 @@ _WORST = 10**9
 
 @dataclass(frozen=True)
 class Candidate:
-    """One drafted answer with its verdict and its place in the ranking (plain data)."""
+    """One drafted answer with its judgement and its place in the ranking (plain data)."""
 
     index: int                          # drafting order, 0-based
     seed: int                           # the prompt seed (prompt seeds) or the decoding seed (sampled)
     sampled: bool
     answer: str
     stats: GenerationStats
-    check: CheckReport
-    evaluation: EvaluationResult | None = None   # None without a reference
-    solvable: tuple[bool | None, ...] = ()       # without a reference: per problem, goal reachable (None: unknown)
+    judgement: Judgement                # the verdict with a reference; the checks, problems and tests without
     agreement: int = 0                  # candidates with the same canonical action, itself included (0: none parsed)
-    tests_passed: int = 0               # without a reference: the domain's test cases that pass with it
-    tests_total: int = 0                # (0: the domain has no tests, or the answer failed the checks)
-    tests_words: tuple[str, ...] = ()   # the failing cases in words
     rank: int = 0                       # 1 = best, once ranked
     rank_key: tuple = field(default=(), compare=False)
     score: float | None = None          # the agreement score (METHOD 6b), where the search gave one
     origin: str = ""                    # where a searched answer came from: "root", "child of #2"
+
+    @property
+    def check(self) -> CheckReport:
+        return self.judgement.check
+
+    @property
+    def evaluation(self) -> EvaluationResult | None:
+        """None without a reference."""
+        return self.judgement.evaluation
+
+    @property
+    def solvable(self) -> tuple[bool | None, ...]:
+        """Without a reference: per problem, goal reachable (None: unknown)."""
+        return self.judgement.solvable
+
+    @property
+    def tests_passed(self) -> int:
+        """Without a reference: the domain's test cases that pass with it (0 of 0: no tests, or failed checks)."""
+        return self.judgement.tests_passed
+
+    @property
+    def tests_total(self) -> int:
+        return self.judgement.tests_total
+
+    @property
+    def tests_words(self) -> tuple[str, ...]:
+        """The failing cases in words."""
+        return self.judgement.tests_words
 
     @property
     def subclass(self) -> Subclass | None:
@@ -163,11 +186,10 @@ def judge_candidate(bundle: DomainBundle, action: str, index: int, seed: int, sa
     """One answer judged: by the Evaluator with a reference; else by `judge` (default: a new `checks_judge`:
     the checks, the problems, the domain's tests; one judge for a batch judges agreeing answers once)."""
     if reference:
-        result = evaluator.evaluate(bundle, action, generation.text, task=task)
-        return Candidate(index, seed, sampled, generation.text, generation.stats, result.check, result)
-    judged = (judge or checks_judge(bundle, action, evaluator, task))(generation.text)
-    return Candidate(index, seed, sampled, generation.text, generation.stats, judged.check, None, judged.solvable,
-                     tests_passed=judged.tests_passed, tests_total=judged.tests_total, tests_words=judged.tests_words)
+        judged = reference_judge(bundle, action, evaluator, task)(generation.text)
+    else:
+        judged = (judge or checks_judge(bundle, action, evaluator, task))(generation.text)
+    return Candidate(index, seed, sampled, generation.text, generation.stats, judged)
 
 
 # --- ranking -----------------------------------------------------------------------------------

@@ -13,13 +13,16 @@ the New action flow re-prompt with).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from domain_drafter.core.answers import CheckReport
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
 from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.core.model import Domain
+from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.drafting.judges import Judgement
 from domain_drafter.drafting.options import Feedback
+from domain_drafter.llm.backend import Conversation
 from domain_drafter.planning.diagnosis import Reachability, lost_landmarks, reachability
 from domain_drafter.planning.evaluate import EvaluationResult
 
@@ -35,13 +38,17 @@ def answer_domain(bundle: DomainBundle, action: str, check: CheckReport) -> Doma
     return bundle.domain.with_action(check.action, replacing=action)
 
 
-def cannot_reach(domain: Domain, problems: Sequence[ProblemFile], action: str,
+def cannot_reach(domain: Domain | None, problems: Sequence[ProblemFile], action: str,
                  reach: Sequence[Reachability] | None = None) -> str | None:
     """What `domain` never reaches on its first problem with an unreachable goal, in words (None: nothing shown).
 
-    Uses `domain` and the problems only: the checks' NoPlan feedback, safe without a reference.
+    Uses `domain` (explored here unless `reach` is given) and the problems only: the checks' NoPlan feedback,
+    safe without a reference.
     """
-    reach = reach if reach is not None else reachability(domain, problems)
+    if reach is None:
+        if domain is None:
+            return None
+        reach = reachability(domain, problems)
     for r in reach:
         if r.goal_reached is not False:
             continue
@@ -75,8 +82,10 @@ def _checks(result: EvaluationResult | None, check: CheckReport, bundle: DomainB
     noplan = subclass is Subclass.NO_PLAN or (result is None and any(s is False for s in solvable))
     if not noplan:
         return None
-    domain = answer_domain(bundle, action, check)
-    words = cannot_reach(domain, bundle.problems, action, reach) if domain is not None else None
+    if reach is None:
+        domain = answer_domain(bundle, action, check)
+        reach = reachability(domain, bundle.problems) if domain is not None else None
+    words = cannot_reach(None, bundle.problems, action, reach) if reach is not None else None
     return words or ("with this action, some problem of the domain has no plan: a precondition can never be "
                      "met or an effect is missing.")
 
@@ -104,10 +113,11 @@ def _plans(result: EvaluationResult) -> str | None:
 
 def _landmarks(bundle: DomainBundle, action: str, check: CheckReport,
                reach: Sequence[Reachability] | None) -> str | None:
-    domain = answer_domain(bundle, action, check)
-    if domain is None:
-        return None
-    reach = reach if reach is not None else reachability(domain, bundle.problems)
+    if reach is None:
+        domain = answer_domain(bundle, action, check)
+        if domain is None:
+            return None
+        reach = reachability(domain, bundle.problems)
     lost = lost_landmarks(bundle.domain, bundle.problems, reach)
     if not lost:
         return None
@@ -117,12 +127,36 @@ def _landmarks(bundle: DomainBundle, action: str, check: CheckReport,
             "reachable state has " + ("it" if len(atoms) == 1 else "them") + ".")
 
 
+def needs_reach(result: EvaluationResult | None, check: CheckReport, solvable: Sequence[bool | None]) -> bool:
+    """Does the feedback need what the answer's own domain can reach: a parsed answer in a Different domain
+    (with a reference), or with some problem unsolvable (without one). Never for an answer whose problems all
+    stay solvable."""
+    return check.passed and check.action is not None and (
+        any(s is False for s in solvable) if result is None else result.result_class is ResultClass.DIFFERENT_DOMAIN)
+
+
+def explored(bundle: DomainBundle, action: str, judgement: Judgement) -> Judgement:
+    """The judgement with `reach` (the answer placed in its domain and explored, once) where the feedback or the
+    search's dead answers need it; unchanged otherwise."""
+    if judgement.reach is not None or judgement.equivalent:
+        return judgement
+    result = judgement.evaluation
+    if result is not None and result.error:
+        return judgement
+    if not needs_reach(result, judgement.check, judgement.solvable):
+        return judgement
+    domain = answer_domain(bundle, action, judgement.check)
+    return replace(judgement, reach=reachability(domain, bundle.problems)) if domain is not None else judgement
+
+
 def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | None, kind: Feedback, *,
-                  check: CheckReport | None = None, solvable: Sequence[bool | None] = ()) -> str | None:
+                  check: CheckReport | None = None, solvable: Sequence[bool | None] = (),
+                  reach: Sequence[Reachability] | None = None) -> str | None:
     """What the next prompt says is wrong, or None (Equivalent, an error, or nothing we may say).
 
     `result` None: judged without a reference (then `check` and `solvable` are what is known, and
-    only the checks' feedback can be given).
+    only the checks' feedback can be given). `reach`: what the answer's domain can reach, where the caller
+    explored it already (`explored`); else it is explored here when needed.
     """
     if result is not None and (result.error or result.subclass is Subclass.EQUIVALENT):
         return None
@@ -131,10 +165,7 @@ def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | 
         return None
     # what the answer's domain can reach: for the NoPlan words (without a reference, only when some problem has
     # no plan) and the landmarks; never explored for an answer whose problems all stay solvable
-    needs_reach = check.passed and (any(s is False for s in solvable) if result is None
-                                    else result.result_class is ResultClass.DIFFERENT_DOMAIN)
-    reach = None
-    if needs_reach and check.action is not None:
+    if reach is None and needs_reach(result, check, solvable):
         domain = answer_domain(bundle, action, check)
         reach = reachability(domain, bundle.problems) if domain is not None else None
     # the most specific first: the distinguishing state (the edit it calls for), then what the answer's domain
@@ -158,6 +189,17 @@ def judgement_feedback(bundle: DomainBundle, action: str, judgement: Judgement, 
     if judgement.equivalent:
         return None
     said = feedback_text(bundle, action, judgement.evaluation, kind, check=judgement.check,
-                         solvable=judgement.solvable)
+                         solvable=judgement.solvable, reach=judgement.reach)
     parts = [p for p in (said, *judgement.tests_words) if p]
     return " ".join(parts) if parts else None
+
+
+def follow_up(prompt: str, answer: str, diagnostic: str, template: PromptTemplate) -> Conversation:
+    """The next round's prompt: the conversation so far, the model's answer, and the feedback.
+
+    In the chat format these are real turns (the answer as the assistant's, the feedback as the
+    user's); in the completion format the same text continues (the template's feedback block).
+    """
+    turns = list(prompt.turns) if isinstance(prompt, Conversation) else [("user", str(prompt))]
+    turns += [("assistant", answer.strip()), ("user", template.render_feedback(diagnostic).strip())]
+    return Conversation(turns, str(prompt) + answer.rstrip() + template.render_feedback(diagnostic))

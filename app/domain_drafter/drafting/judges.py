@@ -10,8 +10,9 @@ words (text.domain_tests.failures_in_words), which are the answer's feedback.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from domain_drafter.core.answers import CheckReport, check_answer
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
@@ -19,6 +20,7 @@ from domain_drafter.core.classes import Subclass
 from domain_drafter.core.model import Domain, canonical_action
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.core.tests_files import domain_tests_of
+from domain_drafter.planning.diagnosis import Reachability
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
 
@@ -38,6 +40,9 @@ class Judgement:
     tests_passed: int = 0                 # without a reference: the domain's test cases (tests.toml) that pass
     tests_total: int = 0
     tests_words: tuple[str, ...] = ()     # the failing cases in words (the feedback they give)
+    # what the answer's own domain can never do, per problem, where it was explored (drafting/feedback.explored):
+    # the feedback's NoPlan words and landmarks and the search's dead answers read it, so it is explored once
+    reach: tuple[Reachability, ...] | None = field(default=None, compare=False)
 
     @property
     def subclass(self) -> Subclass | None:
@@ -86,7 +91,10 @@ class Judgement:
         return self.subclass.value
 
 
-Judge = Callable[[str], Judgement]
+class Judge(Protocol):
+    """Judges one answer; `check`: its checks when the caller has run them already (the answer parsed once)."""
+
+    def __call__(self, answer: str, check: CheckReport | None = None) -> Judgement: ...
 
 
 def checked_verdict(solvable: Sequence[bool | None], tests_passed: int, tests_total: int) -> str:
@@ -131,8 +139,8 @@ def problems_solvable(domain: Domain, problems: Sequence[ProblemFile], *, planne
 def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,
                     task: TaskState | None = None) -> Judge:
     """Judge answers against the bundle's own action (the proof, METHOD 6a)."""
-    def judge(answer: str) -> Judgement:
-        result = evaluator.evaluate(bundle, action, answer, task=task)
+    def judge(answer: str, check: CheckReport | None = None) -> Judgement:
+        result = evaluator.evaluate(bundle, action, answer, task=task, check=check)
         return Judgement(result.check, result)
     return judge
 
@@ -146,8 +154,8 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
                            memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
     judged: dict[str, Judgement] = {}
 
-    def judge(answer: str) -> Judgement:
-        check = check_answer(answer, bundle.domain, action)
+    def judge(answer: str, check: CheckReport | None = None) -> Judgement:
+        check = check if check is not None else check_answer(answer, bundle.domain, action)
         if not check.passed or check.action is None or not bundle.problems:
             return Judgement(check)
         key = canonical_action(check.action)

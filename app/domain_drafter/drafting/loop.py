@@ -1,22 +1,28 @@
 """Ask a model for one action and judge the answer; optionally re-ask with the diagnostic (corrective mode).
 
-This is the loop the GUI's generate button, the `generate` command and the batch benchmark
-all run: prompt -> generation -> evaluation, kept round by round as data.
+The GUI's generate button, the `generate` command and the batch benchmark's corrective mode run it:
+the one search (drafting/search.py) with Generate's preset (`presets.corrective_options`), its answers
+kept round by round as data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
+from domain_drafter.core.prompt import Prompt, PromptTemplate
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.feedback import feedback_text
+from domain_drafter.drafting.feedback import feedback_text, follow_up  # noqa: F401 - follow_up: re-exported
 from domain_drafter.drafting.options import DraftOptions, Feedback
-from domain_drafter.llm.backend import Conversation, Generation, GenerationBackend
-from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.drafting.presets import corrective_options
+from domain_drafter.drafting.search import search_action
+from domain_drafter.llm.backend import Generation, GenerationBackend
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
+
+if TYPE_CHECKING:
+    from domain_drafter.drafting.records import SearchNode
 
 
 @dataclass(frozen=True)
@@ -60,17 +66,6 @@ def diagnostic_for(bundle: DomainBundle, action: str, result: EvaluationResult, 
     return feedback_text(bundle, action, result, feedback)
 
 
-def follow_up(prompt: str, answer: str, diagnostic: str, template: PromptTemplate) -> Conversation:
-    """The next round's prompt: the conversation so far, the model's answer, and the feedback.
-
-    In the chat format these are real turns (the answer as the assistant's, the feedback as the
-    user's); in the completion format the same text continues (the template's feedback block).
-    """
-    turns = list(prompt.turns) if isinstance(prompt, Conversation) else [("user", str(prompt))]
-    turns += [("assistant", answer.strip()), ("user", template.render_feedback(diagnostic).strip())]
-    return Conversation(turns, str(prompt) + answer.rstrip() + template.render_feedback(diagnostic))
-
-
 def draft_action(
     bundle: DomainBundle,
     action: str,
@@ -85,37 +80,29 @@ def draft_action(
     on_round_start: Callable[[int, str], None] | None = None,
     task: TaskState | None = None,
 ) -> Draft:
-    """Prompt the model for `action`, evaluate, and (with retries) re-ask with the diagnostic.
+    """Prompt the model for `action`, evaluate, and (with retries) re-ask with the diagnostic: the search
+    (drafting/search.py) with `presets.corrective_options`, its answers as rounds.
 
     `on_round_start(index, prompt_text)` fires before each round's first token, `on_token` for
-    each piece of the answer, `on_round` when a round's verdict is known.
+    each piece of the answer, `on_round` when a round's verdict is known. A cancel or a model failure raises.
     """
-    template = template or load_template()
-    action = bundle.require_action(action)
-    prompt = build_prompt(bundle, action, pool, options.description_class, options.seed, options.examples, template)
-    decoding = options.decoding
-    grammar_text = None
-    if options.grammar:
-        decoding = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature).decoding(decoding)
-        grammar_text = decoding.grammar
     rounds: list[DraftRound] = []
-    text = prompt.text
-    for attempt in range(options.retries + 1):
-        if task is not None:
-            task.check_cancelled()
-            task.report(attempt, options.retries + 1, f"round {attempt + 1}: generating")
+    asked: list[str] = []
+
+    def on_call(index: int, prompt: str) -> None:
+        asked.append(prompt)
         if on_round_start is not None:
-            on_round_start(attempt, text)
-        generation = backend.generate(text, decoding, on_token=on_token, task=task)
-        if generation.stats.stop_reason == "cancelled" and task is not None:
-            task.check_cancelled()
-        evaluation = evaluator.evaluate(bundle, action, generation.text, task=task)
-        diagnostic = diagnostic_for(bundle, action, evaluation, options.feedback) if attempt < options.retries else None
-        round_ = DraftRound(text, generation, evaluation, diagnostic)
+            on_round_start(index, prompt)
+
+    def on_node(node: SearchNode) -> None:
+        attempt = len(rounds)
+        told = node.feedback if attempt < options.retries else None
+        round_ = DraftRound(asked[attempt], Generation(node.answer, node.stats), node.judgement.evaluation, told)
         rounds.append(round_)
         if on_round is not None:
             on_round(round_)
-        if diagnostic is None:
-            break
-        text = follow_up(text, generation.text, diagnostic, template)
-    return Draft(prompt, tuple(rounds), grammar_text)
+
+    result = search_action(bundle, action, backend, evaluator, pool, options,
+                           corrective_options(options.retries, options.feedback), template=template, reference=True,
+                           on_node=on_node, on_call=on_call, on_token=on_token, task=task)
+    return Draft(result.prompt, tuple(rounds), result.grammar)

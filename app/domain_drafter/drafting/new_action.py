@@ -27,9 +27,9 @@ from domain_drafter.core.errors import DomainError, ModelError, SourceLocation, 
 from domain_drafter.core.plan_words import plan_in_words
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.feedback import judgement_feedback
+from domain_drafter.drafting.feedback import follow_up, judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict
-from domain_drafter.drafting.loop import DraftOptions, follow_up
+from domain_drafter.drafting.options import DraftOptions
 from domain_drafter.drafting.workspace import Attempt, WorkingCopy
 from domain_drafter.llm.backend import GenerationBackend, GenerationStats
 from domain_drafter.llm.grammar import ActionGrammar

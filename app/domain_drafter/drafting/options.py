@@ -92,6 +92,10 @@ class SearchOptions:
     # under the grammar, no call writes an answer judged before (the literal guard will not close the effect into
     # one); needs no reference. Guided search sets both.
     refuse_judged: bool = False
+    # corrective rounds (DraftOptions.retries, drafting/loop.draft_action): each re-prompt continues the whole
+    # conversation, every answer is judged (none merged), every call decodes as the draft says, and the rounds end
+    # when the feedback has nothing to say; a cancel or a model failure is raised, not kept in the result
+    conversation: bool = False
 
     def child_temperature(self, expansions: int, repeats: int = 0) -> float:
         """The temperature of a child in a node's `expansions`-th expansion (0-based) after `repeats` of its
@@ -126,4 +130,5 @@ class SearchOptions:
                 "feedback": self.feedback.value, "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "time_limit_s": self.time_limit_s, "policy": self.policy, "repair": self.repair,
                 "reheat": self.reheat, "rotate": self.rotate, "forbid_removed": self.forbid_removed,
-                "refuse_judged": self.refuse_judged}
+                "refuse_judged": self.refuse_judged,
+                **({"conversation": True} if self.conversation else {})}

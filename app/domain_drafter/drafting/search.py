@@ -1,42 +1,22 @@
-"""Search in feedback space: best-first over candidate answers, scored by the proof, until one is proven Equivalent.
+"""Search in feedback space: best-first over judged answers, until one is proven Equivalent.
 
-The root is `width` answers, one per prompt seed (seed, seed+1, ...), decoded as the paper does
-(greedy unless the decoding says otherwise), so the first root is the one-shot answer. Expanding a
-node re-prompts with the node's own answer and what is wrong with it (`drafting/feedback.py`):
-in the chat format as real turns (the assistant's answer, then the user's feedback), in the
-completion format as the template's appended feedback block. Its `children` answers are sampled
-(temperature > 0, each with its own decoding seed), so that they differ from each other and from
-the parent. The frontier is ordered by class rank, then whether the answer's action ever applies (a
-Different-domain answer whose action no reachable state of any problem lets apply is `dead`: it goes after
-the others; from the answer's own domain, no reference), then the agreement score (METHOD 6b), then the
-ARE. Measured on the fifth and sixth runs' trees: 3 of 284 child calls after a dead parent were proven
-Equivalent, against 23 of 221 after a live one, while the score ranked dead answers first (an action that
-never applies agrees with the reference wherever the reference does not apply). A node may be expanded again (after the nodes as good as it), each time at a higher temperature
-(`reheat`, added again after each child that repeats an answer judged before: a 1.5B model copies its
-earlier answer at 0.8 and writes new ones at 1.2 to 1.4), and a node whose expansion wrote only repeats
-rests until the others have had their turn.
-The children of one expansion are asked after different root prompts (`rotate`: the first after the
-node's own, the others after the other prompt seeds', i.e. other context examples): measured on Qwen2.5-
-Coder 1.5B, an unchanged context makes it copy its earlier answer whatever the feedback says.
-Guided (`forbid_removed`, the bench's guided-search): under the grammar, a child may not write a literal its
-parent's feedback told it to take out (the distinguishing state's extra precondition or effect, `removals`); the
-literal guard refuses it like a repeat. Measured on Qwen2.5-Coder 1.5B: told "extra effect (not (at ?truck
-?place)): remove it", eight children at 0.8 to 1.4 wrote it again. `refuse_judged` (guided search sets it too):
-no call writes an answer judged before, roots included: the effect is not closed into one, so the call writes
-another literal instead (under the grammar the literal guard, without it llm/answer_tabu.py): measured in the
-fourth run, half the calls on the actions that stalled repeated an earlier answer.
-Answers equal up to renaming and order (the verdict cache's canonical action) are merged: judged once,
-never expanded twice. An answer that fails the checks gets a quick fix (`repair`, core/answer_repair.py:
-what the checks refuse taken out, an answer cut off closed, the action read after prose, from the
-domain's declarations alone), judged as a node of its own that costs no model call, so an action that
-is right but for a predicate of a context example is found. With it, a call whose answer repeats itself
-is ended at the third copy (DecodingOptions.stop_loops) instead of at the token limit.
+The roots are `width` answers, one per prompt seed (seed, seed+1, ...), decoded with the draft's
+decoding, so the first root is the one-shot answer. Expanding a node re-prompts with its answer and
+its feedback (`drafting/feedback.py`: chat turns, or the template's feedback block); its `children`
+are sampled (each with its own decoding seed) after the root prompts in turn (`rotate`). The frontier
+is ordered by the judgement's key, with `dead` answers (Different domain, action applies in no
+reachable state: `never_applies`) after the live ones of their class. A node is expanded again after
+the nodes as good as it, hotter each time (`reheat`); a node whose expansion wrote only repeats rests
+until the others had a turn. Guided (`drafting/presets.guided_flags`): `forbid_removed` forbids a child
+the literals its parent was told to take out, `refuse_judged` refuses any answer judged before.
+Answers equal up to renaming and order are merged: judged once, never expanded twice. With `repair`,
+a check-failing answer's quick fix (core/answer_repair.py) is judged as a node of its own (no model
+call), and a call that repeats itself is ended at the third copy.
 
-It stops at the first proven Equivalent, or when the budget (model calls, generated tokens,
-seconds) is spent, or on cancel, or when the model fails; the result always holds the whole tree
-so far. Deterministic for a seed: every decoding seed is derived from the seed and the node.
-Without a reference the judge is the checks, how many of the domain's problems stay solvable and the
-domain's tests (drafting/judges.py).
+It stops (`Stopped`) at the first proven Equivalent, when a budget (calls, tokens, seconds) is spent,
+when nothing is left to expand, on cancel, or when the model fails; the result always holds the whole
+tree. Deterministic for a seed. The measurements behind these choices: resources/results/
+search-design-notes.md.
 """
 
 from __future__ import annotations
@@ -44,7 +24,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from domain_drafter.core.answer_repair import repair_answer
 from domain_drafter.core.answers import check_answer
@@ -52,13 +32,13 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import DrafterError, ModelError, UsageError
 from domain_drafter.core.model import canonical_action
-from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
+from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.drafting.candidates import Candidate, draft_decoding, has_reference
-from domain_drafter.drafting.feedback import ISSUES_SHOWN, answer_domain, judgement_feedback
+from domain_drafter.drafting.candidates import draft_decoding, has_reference
+from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, follow_up, judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
-from domain_drafter.drafting.loop import follow_up
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
+from domain_drafter.drafting.records import SearchNode, SearchResult, Stopped
 from domain_drafter.llm.backend import (
     GUIDED_NEEDS_LOGITS,
     DecodingOptions,
@@ -67,121 +47,9 @@ from domain_drafter.llm.backend import (
     GenerationStats,
     steers_tokens,
 )
-from domain_drafter.planning.diagnosis import reachability
 from domain_drafter.planning.evaluate import Evaluator
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
-
-
-@dataclass(frozen=True)
-class SearchNode:
-    """One answer of the tree."""
-
-    id: int
-    parent: int | None            # None for a root answer
-    depth: int
-    call: int                     # the model call (1-based) that wrote it
-    seed: int                     # the prompt seed of the root prompt it was written after
-    decoding_seed: int
-    answer: str
-    stats: GenerationStats
-    judgement: Judgement
-    feedback: str | None = None   # what its children were (or would be) told
-    duplicate_of: int | None = None
-    repair_of: int | None = None  # a quick fix of that node's answer (no model call of its own)
-    repairs: tuple[str, ...] = () # the quick fix's edits, in words
-    temperature: float = 0.0      # the decoding's (0: greedy)
-    dead: bool = False            # Different domain, and its action applies in no reachable state of any problem
-
-    @property
-    def score(self) -> float:
-        return self.judgement.score
-
-    @property
-    def frontier_key(self) -> tuple:
-        """The frontier's order (smaller first): the judgement's key with the dead answers after the live ones
-        of the same class."""
-        key = self.judgement.key
-        return (*key[:2], self.dead, *key[2:])
-
-    def to_dict(self) -> dict:
-        ev = self.judgement.evaluation
-        return {"id": self.id, "parent": self.parent, "depth": self.depth, "call": self.call, "seed": self.seed,
-                "decoding_seed": self.decoding_seed, "answer": self.answer, "stats": self.stats.__dict__,
-                "verdict": self.judgement.verdict, "score": self.score, "equivalent": self.judgement.equivalent,
-                "are": ev.are.total if ev is not None and ev.are is not None else None,
-                "solvable": list(self.judgement.solvable), "tests_passed": self.judgement.tests_passed,
-                "tests_total": self.judgement.tests_total, "feedback": self.feedback,
-                "duplicate_of": self.duplicate_of, "repair_of": self.repair_of, "repairs": list(self.repairs),
-                "temperature": self.temperature, "dead": self.dead}
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """The whole tree, the best answer, what was spent, and why the search stopped."""
-
-    prompt: Prompt
-    options: SearchOptions
-    nodes: tuple[SearchNode, ...]
-    stopped: str                  # "equivalent", "budget", "tokens", "time", "exhausted", "cancelled", "error"
-    calls: int                    # model calls (a quick fix is a node but not a call)
-    generated_tokens: int
-    prompt_tokens: int
-    wall_s: float
-    error: str | None = None
-    grammar: str | None = None
-    timings: dict = field(default_factory=dict, compare=False)
-
-    @property
-    def best(self) -> SearchNode | None:
-        nodes = [n for n in self.nodes if n.duplicate_of is None]
-        return min(nodes, key=lambda n: (n.judgement.key, n.id)) if nodes else None
-
-    @property
-    def equivalent_at(self) -> int | None:
-        """The model call that wrote the first proven Equivalent answer (None: none was found)."""
-        return next((n.call for n in self.nodes if n.judgement.equivalent), None)
-
-    @property
-    def best_scores(self) -> list[float]:
-        """After each model call, the best score so far (for the progress line and the figure); a call's
-        quick fix counts with the call."""
-        out, best = [], 0.0
-        for n in self.nodes:
-            best = max(best, n.score)
-            if n.repair_of is None:
-                out.append(best)
-            elif out:
-                out[-1] = best
-        return out
-
-    def to_dict(self) -> dict:
-        best = self.best
-        return {"options": self.options.to_dict(), "stopped": self.stopped, "error": self.error,
-                "calls": self.calls, "generated_tokens": self.generated_tokens, "prompt_tokens": self.prompt_tokens,
-                "wall_s": self.wall_s, "best": best.id if best is not None else None,
-                "equivalent_at": self.equivalent_at, "nodes": [n.to_dict() for n in self.nodes],
-                "timings": dict(self.timings)}
-
-
-def node_candidate(node: SearchNode) -> Candidate:
-    """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
-    where = "root" if node.parent is None else f"child of #{node.parent + 1}"
-    if node.repair_of is not None:
-        where = f"quick fix of #{node.repair_of + 1}"
-    if node.duplicate_of is not None:
-        where += f", same as #{node.duplicate_of + 1}"
-    j = node.judgement
-    return Candidate(node.id, node.decoding_seed if node.parent is not None else node.seed, node.parent is not None,
-                     node.answer, node.stats, j.check, j.evaluation, j.solvable, score=j.score,
-                     origin=f"call {node.call}, {where}", tests_passed=j.tests_passed, tests_total=j.tests_total,
-                     tests_words=j.tests_words)
-
-
-def ranked_nodes(result: SearchResult) -> list[Candidate]:
-    """Every answer of the tree as a Candidate, best first (the frontier's order), `rank` 1..N."""
-    order = sorted(result.nodes, key=lambda n: (n.duplicate_of is not None, n.judgement.key, n.id))
-    return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]
 
 
 def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bool:
@@ -190,9 +58,8 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
     False where that is not known (an exploration cut short says nothing)."""
     if judgement.subclass not in (Subclass.NO_PLAN, Subclass.NP_APP) or not bundle.problems:
         return False
-    domain = answer_domain(bundle, action, judgement.check)      # these classes come after a parsed answer
-    return domain is not None and all(any(b.action == action for b in r.blocked)
-                                      for r in reachability(domain, bundle.problems))
+    reach = explored(bundle, action, judgement).reach      # these classes come after a parsed answer
+    return reach is not None and all(any(b.action == action for b in r.blocked) for r in reach)
 
 
 def _decoding_seed(seed: int, node: int, child: int) -> int:
@@ -205,12 +72,14 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                   options: SearchOptions = SearchOptions(), *, template: PromptTemplate | None = None,
                   judge: Judge | None = None, reference: bool | None = None,
                   on_node: Callable[[SearchNode], None] | None = None,
+                  on_call: Callable[[int, str], None] | None = None, on_token: Callable[[str], None] | None = None,
                   task: TaskState | None = None) -> SearchResult:
     """Search for an answer to `action` that the judge proves right (see the module's docstring).
 
     `judge` None: the proof against the bundle's action where it has one (`has_reference`), else the
-    checks and the problems. `on_node` fires for each answer as it is judged. Never raises on a model
-    failure or a cancel once started: the result says why it stopped and keeps the tree.
+    checks and the problems. `on_node` fires for each answer as it is judged, `on_call(index, prompt)` before
+    each model call and `on_token` for each piece it writes. Never raises on a model failure or a cancel once
+    started (but with `options.conversation`): the result says why it stopped and keeps the tree.
     """
     task = task or TaskState()
     if (options.forbid_removed or options.refuse_judged) and not steers_tokens(backend):
@@ -236,33 +105,38 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     frontier: list[tuple[tuple, int, int]] = []   # (SearchNode.frontier_key, expansions, node id)
     resting: list[tuple[tuple, int, int]] = []    # nodes whose last expansion wrote nothing new: until the others had a turn
     spent = {"generated": 0, "prompt": 0, "calls": 0}
+    asked: dict[int, str] = {}          # conversation: node id -> the prompt it was written after
     judge_s = [0.0]
 
-    def finish(stopped: str, error: str | None = None) -> SearchResult:
+    def finish(stopped: Stopped, error: str | None = None) -> SearchResult:
         return SearchResult(prompts[0], options, tuple(nodes), stopped, spent["calls"], spent["generated"],
                             spent["prompt"], time.perf_counter() - started, error, grammar,
                             {"judge_s": judge_s[0]})
 
-    def out_of_budget() -> str | None:
+    def out_of_budget() -> Stopped | None:
         if spent["calls"] >= options.budget:
-            return "budget"
+            return Stopped.BUDGET
         if options.max_tokens is not None and spent["generated"] >= options.max_tokens:
-            return "tokens"
+            return Stopped.TOKENS
         if options.time_limit_s is not None and time.perf_counter() - started >= options.time_limit_s:
-            return "time"
+            return Stopped.TIME
         return None
 
     def ask(prompt: str, decoding_: DecodingOptions, parent: SearchNode | None, seed: int) -> SearchNode:
         task.check_cancelled()
         shown = f"; best score so far {max(n.score for n in nodes):.0%}" if nodes else ""
-        task.report(spent["calls"], options.budget, f"model call {spent['calls'] + 1} of {options.budget}{shown}")
-        generation: Generation = backend.generate(prompt, decoding_, task=task)
+        task.report(spent["calls"], options.budget, f"round {spent['calls'] + 1}: generating" if options.conversation
+                    else f"model call {spent['calls'] + 1} of {options.budget}{shown}")
+        if on_call is not None:
+            on_call(spent["calls"], prompt)
+        generation: Generation = backend.generate(prompt, decoding_, on_token=on_token, task=task)
         if generation.stats.stop_reason == "cancelled":
             raise Cancelled()
         spent["calls"] += 1
         spent["generated"] += generation.stats.generated_tokens
         spent["prompt"] += generation.stats.prompt_tokens
         node = judged(generation.text, generation.stats, decoding_, parent, seed)
+        asked[node.id] = prompt
         if options.repair and node.duplicate_of is None and not node.judgement.equivalent:
             revises = parent.judgement.check.action if parent is not None else None
             fix = repair_answer(node.judgement.check, bundle.domain, revises=revises)
@@ -280,15 +154,16 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         merged = None
         quick = check_answer(key_text, bundle.domain, action)
         merge = canonical_action(quick.action) if quick.action is not None else " ".join(key_text.split())
-        if merge in seen:
+        if merge in seen and not options.conversation:
             merged = seen[merge]
             judgement = nodes[merged].judgement
             said = nodes[merged].feedback
             dead = nodes[merged].dead
         else:
-            judgement = judge(key_text)
+            judgement = explored(bundle, action, judge(key_text, quick))   # parsed once, explored once
             said = None if judgement.equivalent else (
-                judgement_feedback(bundle, action, judgement, options.feedback) or _GENERIC)
+                judgement_feedback(bundle, action, judgement, options.feedback)
+                or (None if options.conversation else _GENERIC))
             dead = never_applies(bundle, action, judgement)
         judge_s[0] += time.perf_counter() - t0
         node = SearchNode(node_id, parent.id if parent is not None else None,
@@ -325,21 +200,26 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         for j, prompt in enumerate(prompts):
             if out_of_budget():
                 break
-            node = ask(prompt.text, replace(decoding, seed=draft.seed + j, judged=judged_before()), None,
-                       draft.seed + j)
+            node = ask(prompt.text, decoding if options.conversation
+                       else replace(decoding, seed=draft.seed + j, judged=judged_before()), None, draft.seed + j)
             if node.judgement.equivalent:
-                return finish("equivalent")
+                return finish(Stopped.EQUIVALENT)
+            if options.conversation and node.feedback is None:
+                return finish(Stopped.EXHAUSTED)     # nothing to tell the next round
         while (why := out_of_budget()) is None:
             if not frontier:
                 if not resting:
-                    return finish("exhausted")
+                    return finish(Stopped.EXHAUSTED)
                 for entry in resting:       # every node has had its turn: the resting ones again, while still heating
                     expansions = entry[1]
                     if options.child_temperature(expansions) > options.child_temperature(expansions - 1):
                         heapq.heappush(frontier, entry)
                 resting.clear()
                 continue
-            if options.policy == "linear":
+            if options.conversation:
+                parent = nodes[-1]
+                node_id, expansions = parent.id, 0
+            elif options.policy == "linear":
                 parent = nodes[-1] if nodes[-1].duplicate_of is None else nodes[nodes[-1].duplicate_of]
                 node_id, expansions = parent.id, sum(1 for n in nodes if n.parent == parent.id)
             else:
@@ -354,18 +234,21 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 # roots' (other context examples) for the rest, which breaks a small model's habit of copying
                 # its earlier answer from an unchanged context
                 at = (own + c) % len(prompts) if options.rotate else own
-                child_prompt = follow_up(prompts[at].text, parent.answer, parent.feedback or _GENERIC, template)
+                child_prompt = follow_up(asked[parent.id] if options.conversation else prompts[at].text, parent.answer,
+                                         parent.feedback or _GENERIC, template)
                 seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
                 child_decoding = replace(decoding, temperature=options.child_temperature(expansions, repeats),
                                          seed=seed if options.temperature else draft.seed,
                                          forbidden=forbidden(parent) if options.forbid_removed else None,
                                          judged=judged_before())
-                node = ask(child_prompt, child_decoding, parent, draft.seed + at)
+                node = ask(child_prompt, decoding if options.conversation else child_decoding, parent, draft.seed + at)
                 fresh += node.duplicate_of is None
                 repeats += node.duplicate_of is not None
                 if node.judgement.equivalent:
-                    return finish("equivalent")
-            if options.policy != "linear":
+                    return finish(Stopped.EQUIVALENT)
+                if options.conversation and node.feedback is None:
+                    return finish(Stopped.EXHAUSTED)
+            if options.policy != "linear" and not options.conversation:
                 entry = (key, expansions + 1, node_id)
                 if fresh:
                     heapq.heappush(frontier, entry)
@@ -373,6 +256,10 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                     resting.append(entry)
         return finish(why)
     except Cancelled:
-        return finish("cancelled")
+        if options.conversation:
+            raise
+        return finish(Stopped.CANCELLED)
     except (ModelError, DrafterError) as exc:
-        return finish("error", str(exc))
+        if options.conversation:
+            raise
+        return finish(Stopped.ERROR, str(exc))

@@ -21,7 +21,7 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.loop import Draft, DraftOptions, draft_action
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.llm.backend import GenerationBackend
-from domain_drafter.planning.domain_compare import DomainComparison, compare_domains
+from domain_drafter.planning.domain_compare import DomainComparison
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 
 
@@ -131,8 +131,7 @@ def draft_domain(
         task.report(len(names), len(names) + 1, "judging the drafted domain")
     candidate = assemble(bundle.domain, outcomes)
     judging = task.within(len(names), len(names) + 1, "judging the drafted domain") if task is not None else None
-    comparison = compare_domains(bundle, candidate, evaluator.planner, evaluator.plan_cache, task=judging,
-                                 options=evaluator.options, states=evaluator.states, search=evaluator.search)
+    comparison = evaluator.compare(bundle, candidate, task=judging)
     return DomainDraft(bundle.name, tuple(outcomes), candidate, comparison)
 
 

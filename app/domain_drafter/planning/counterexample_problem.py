@@ -25,16 +25,31 @@ def free_problem_path(folder: Path, cx: ProofCounterexample, action: str) -> Pat
 
 def save_problem(path: Path, cx: ProofCounterexample, *, overwrite: bool = False) -> Path:
     """Write the counterexample problem as PDDL; an existing file is kept unless `overwrite` (asked first)."""
+    from domain_drafter.core.bundle import DOMAIN_FILE, PROBLEMS_DIR, read_back, refusing_save
+    from domain_drafter.core.paths import atomic_write_bytes
+    from domain_drafter.core.reader import read_problem
+
     text = cx.problem_pddl if cx.problem_pddl.endswith("\n") else cx.problem_pddl + "\n"
+    if not overwrite and path.exists():
+        raise UsageError(f"{path.name} exists already and was kept", where=path,
+                         hint="choose another name, or confirm replacing it")
+    bundle = path.parent.parent if path.parent.name == PROBLEMS_DIR else None
+    if bundle is not None and not (bundle / DOMAIN_FILE).is_file():
+        bundle = None
+
+    def check(tmp: Path) -> None:
+        """Read back before the rename (issue 43): in a bundle's problems/, the whole folder must still open."""
+        with refusing_save(path.name if bundle is None else f"the folder {bundle} with {path.name}"):
+            if bundle is not None:
+                read_back(bundle, bundle / DOMAIN_FILE, {path: tmp})
+            else:
+                read_problem(tmp.read_text(encoding="utf-8"), path)
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w" if overwrite else "x", encoding="utf-8") as f:
-            f.write(text)
-    except FileExistsError:
-        raise UsageError(f"{path.name} exists already and was kept", where=path,
-                         hint="choose another name, or confirm replacing it") from None
+        atomic_write_bytes(path, text.encode("utf-8"), read_back=check)
     except OSError as exc:
-        raise UsageError(f"cannot write the problem: {exc.strerror}", where=path,
+        raise UsageError(f"cannot write the problem: {exc.strerror or exc}", where=path,
                          hint="choose a folder you can write to") from None
     return path
 

@@ -22,10 +22,9 @@ from domain_drafter.core.are import AreReport, action_reconstruction_error
 from domain_drafter.core.bundle import DomainBundle, ProblemFile
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import DomainError, ErrorRecord, error_fields
-from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain
+from domain_drafter.core.model import EQUALITY, ActionSchema, Atom, Domain, canonical_action
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import Counterexample, EquivalenceReport, check_equivalence
-from domain_drafter.planning.evaluate import canonical_action
 from domain_drafter.planning.fd_search import FastDownwardSearch
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus, parse_step
 from domain_drafter.planning.plan_cache import PlanCache

@@ -9,13 +9,14 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from domain_drafter.core.answers import CheckReport, Finding, check_answer
 from domain_drafter.core.are import AreReport, action_reconstruction_error
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.core.errors import ErrorRecord, error_fields
-from domain_drafter.core.model import ActionSchema, canonical_action
+from domain_drafter.core.model import ActionSchema, Domain, canonical_action
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.planning.equivalence import EquivalenceReport, check_equivalence
 from domain_drafter.planning.fd_search import FastDownwardSearch
@@ -27,6 +28,9 @@ from domain_drafter.planning.proof_types import ProofMethod, ProofReport
 from domain_drafter.planning.state_cache import StateCache
 from domain_drafter.planning.verdict_cache import SCHEMA as VERDICT_SCHEMA
 from domain_drafter.planning.verdict_cache import CachedVerdict, VerdictCache
+
+if TYPE_CHECKING:
+    from domain_drafter.planning.domain_compare import DomainComparison
 
 __all__ = ["EquivalenceMode", "EvaluationOptions", "EvaluationResult", "Evaluator", "VerdictCache",
            "canonical_action", "evaluate"]
@@ -130,12 +134,14 @@ class Evaluator:
         return versioned_key(VERDICT_SCHEMA, reference_text, *(p.text for p in bundle.problems), target,
                              canonical_action(action), str(self.planner.k), self.planner.version, mode)
 
-    def evaluate(self, bundle: DomainBundle, action: str, answer: str, *,
-                 task: TaskState | None = None) -> EvaluationResult:
-        """Classify `answer` for `action` of `bundle` into one of the paper's classes."""
+    def evaluate(self, bundle: DomainBundle, action: str, answer: str, *, task: TaskState | None = None,
+                 check: CheckReport | None = None) -> EvaluationResult:
+        """Classify `answer` for `action` of `bundle` into one of the paper's classes. `check`: the answer's
+        checks when the caller has run them already (`check_answer(answer, bundle.domain, action)`), so it is
+        parsed once."""
         t0 = time.perf_counter()
         target = bundle.require_action(action)
-        check = check_answer(answer, bundle.domain, target)
+        check = check if check is not None else check_answer(answer, bundle.domain, target)
         t1 = time.perf_counter()
         reference = bundle.domain.action(target)
         are = action_reconstruction_error(reference, check.action) if check.action else None
@@ -184,6 +190,14 @@ class Evaluator:
             message = f"{report.message} (heuristic: the proof did not finish; {proof.reason})"
         return EvaluationResult(subclass=proof.subclass, message=message, equivalence=report, error=proof.error,
                                 cached=was_cached, timings=timings, proof=proof, **common)
+
+    def compare(self, bundle: DomainBundle, domain: Domain, *, task: TaskState | None = None) -> DomainComparison:
+        """Judge a whole `domain` against `bundle`'s (METHOD 6, whole domain) with this Evaluator's options (the
+        equivalence mode, the state budget, the proof's time limit), its state cache and its witness search."""
+        from domain_drafter.planning.domain_compare import compare_domains
+
+        return compare_domains(bundle, domain, self.planner, self.plan_cache, task=task, options=self.options,
+                               states=self.states, search=self.search)
 
     def _paper(self, bundle: DomainBundle, generated, problems, reference_text: str,
                task: TaskState | None) -> EquivalenceReport:

@@ -37,11 +37,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         lock_signature=not args.free_signature, retries=args.retries,
         feedback=Feedback(args.feedback or ("all" if args.search else "checks")))
     if args.search:
-        from domain_drafter.drafting.options import SearchOptions
+        from domain_drafter.drafting.presets import Preset, preset_options
 
-        search = SearchOptions(budget=args.budget, width=args.width, children=args.children,
-                               feedback=options.feedback, temperature=args.temperature, repair=not args.no_repair,
-                               forbid_removed=args.guided, refuse_judged=args.guided)
+        search = preset_options(Preset.GUIDED_SEARCH if args.guided else Preset.SEARCH, budget=args.budget,
+                                width=args.width, children=args.children, feedback=options.feedback,
+                                temperature=args.temperature, repair=not args.no_repair)
         backend = open_backend(args)
         return _generate_search(args, bundle, action, backend, options, search, template)
     backend = open_backend(args)
@@ -120,7 +120,8 @@ def _generate_candidates(args: argparse.Namespace, bundle, action: str, backend,
 def _generate_search(args: argparse.Namespace, bundle, action: str, backend, options, search, template) -> int:
     """--search: best-first over answers and their feedback until one is proven Equivalent or the budget is spent."""
     from domain_drafter.core.bundle import load_bundled
-    from domain_drafter.drafting.search import SearchNode, search_action
+    from domain_drafter.drafting.records import SearchNode, Stopped
+    from domain_drafter.drafting.search import search_action
 
     streaming = not args.json
 
@@ -147,16 +148,16 @@ def _generate_search(args: argparse.Namespace, bundle, action: str, backend, opt
                           "best_evaluation": best.judgement.evaluation.to_dict()
                           if best and best.judgement.evaluation else None}, indent=2))
     elif best is not None:
-        print(f"\nstopped: {result.stopped}{': ' + result.error if result.error else ''}; {result.calls} model calls, "
+        print(f"\nstopped: {result.stopped.value}{': ' + result.error if result.error else ''}; {result.calls} model calls, "
               f"{result.generated_tokens} tokens generated, {result.wall_s:.0f} s")
         print(f"best (#{best.id + 1}, call {best.call}): {best.judgement.verdict}, score {best.score:.1%}")
         if best.judgement.evaluation is not None:
             print(format_evaluation(best.judgement.evaluation))
         print(best.answer.strip())
     if best is None:
-        print(f"error: the search wrote no answer: {result.error or result.stopped}", file=sys.stderr)
+        print(f"error: the search wrote no answer: {result.error or result.stopped.value}", file=sys.stderr)
         return 1
-    if result.stopped == "error":
+    if result.stopped is Stopped.ERROR:
         return 1
     ev = best.judgement.evaluation
     if ev is None:

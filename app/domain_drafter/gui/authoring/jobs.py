@@ -25,7 +25,7 @@ from domain_drafter.drafting.new_action import NewActionAnswer, TryReport, try_a
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.llm.model_library import ModelLease
-from domain_drafter.planning.domain_compare import DomainComparison, compare_domains
+from domain_drafter.planning.domain_compare import DomainComparison
 from domain_drafter.planning.evaluate import Evaluator
 from domain_drafter.planning.kstar import KStarPlanner
 
@@ -116,5 +116,6 @@ def export_job(path: Path, workspace: WorkingCopy, *, task: TaskState) -> Path:
 
 
 def judge_job(bundle: DomainBundle, working: Domain, evaluator: Evaluator, *, task: TaskState) -> DomainComparison:
-    """The working copy as it stood (accepted actions, the reference's elsewhere) against the reference."""
-    return compare_domains(bundle, working, evaluator.planner, evaluator.plan_cache, task=task)
+    """The working copy as it stood (accepted actions, the reference's elsewhere) against the reference, with the
+    Settings' options (the Evaluator's: equivalence mode, state budget, proof time limit)."""
+    return evaluator.compare(bundle, working, task=task)

@@ -1,5 +1,6 @@
 """The model's life in the window: loaded in the background with progress and Stop, and the
-status-bar figures of each job (model, prompt tokens, tokens/s, planner time).
+status-bar figures of each job (model, prompt tokens, tokens/s, planner time), and File > Get a model…
+(gui/dialogs/get_model_dialog.py; a model it installs joins the state's models on offer).
 
 Loading runs on its own TaskRunner, so Evaluate and the domain panels stay usable meanwhile; a
 Generate started during the load waits for it in its worker (the ModelLibrary loads one model at a
@@ -8,16 +9,23 @@ time), never here.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QProgressBar, QStatusBar, QToolButton
+
+from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.jobs import LoadedModel, preload_model
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
 from domain_drafter.llm.backend import GenerationStats
 from domain_drafter.llm.model_library import ModelLibrary
-from domain_drafter.llm.models import ModelEntry
+from domain_drafter.llm.models import ModelEntry, list_models
 from domain_drafter.planning.evaluate import EvaluationResult
+
+if TYPE_CHECKING:
+    from domain_drafter.gui.dialogs.get_model_dialog import GetModelDialog
 
 NAME_WIDTH_PX = 260   # a longer model name is elided in its middle, so the status bar's right side stays in view
 
@@ -197,3 +205,39 @@ def planner_seconds(result: EvaluationResult | None) -> float | None:
     if result is None:
         return None
     return result.timings.get("equivalence_s")
+
+
+class GetModelMenu(QObject):
+    """File > Get a model…: the catalogue dialog (one at a time); a model it installs joins the models on offer.
+    Closing the window stops the dialog's download first (its part file stays for a resume)."""
+
+    def __init__(self, window: QMainWindow, file_menu: QMenu, state: AppState,
+                 show_status: Callable[[str], None]):
+        super().__init__(window)
+        self.window = window
+        self.state = state
+        self.show_status = show_status
+        self.dialog: GetModelDialog | None = None
+        self.action = file_menu.addAction("Get a model…", self.open)
+        self.action.setStatusTip("Download a model from the catalogue, or check how fast one runs here")
+        window.installEventFilter(self)
+
+    def open(self) -> GetModelDialog:
+        from domain_drafter.gui.dialogs.get_model_dialog import open_get_model_dialog
+
+        if self.dialog is None or not self.dialog.isVisible():
+            self.dialog = open_get_model_dialog(self.window)
+            self.dialog.model_installed.connect(self._on_installed)
+        else:
+            self.dialog.raise_()
+            self.dialog.activateWindow()
+        return self.dialog
+
+    def _on_installed(self, path: object) -> None:
+        self.state.add_model_entries(list_models())   # new files join; the selection and opened files stay
+        self.show_status(f"Installed {getattr(path, 'name', path)}: choose it in the model selector")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.Close and self.dialog is not None:
+            self.dialog.shutdown()
+        return False

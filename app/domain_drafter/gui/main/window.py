@@ -20,12 +20,12 @@ from domain_drafter.gui.dialogs.prompt_dialog import PromptDialog
 from domain_drafter.gui.dialogs.settings_dialog import SettingsDialog
 from domain_drafter.gui.editor.edit_menu import add_edit_commands, add_zoom_commands
 from domain_drafter.gui.look.theme import theme_notifier
-from domain_drafter.gui.main.candidates import GetModelMenu, MainCandidates
+from domain_drafter.gui.main.candidates import MainCandidates
 from domain_drafter.gui.main.closing import WindowClosingMixin
 from domain_drafter.gui.main.domain_tests import DomainTestsDock
 from domain_drafter.gui.main.draft_controller import DraftController
 from domain_drafter.gui.main.files import WindowFilesMixin
-from domain_drafter.gui.main.model_status import ModelStatus, job_status_widgets
+from domain_drafter.gui.main.model_status import GetModelMenu, ModelStatus, job_status_widgets
 from domain_drafter.gui.main.remembered import WindowState
 from domain_drafter.gui.main.settings_help import WindowSettingsMixin
 from domain_drafter.gui.main.toolbar import DraftToolBar
@@ -160,7 +160,7 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         self.recent_menu.setObjectName("recentMenu")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open model file…", self.open_model_dialog)
-        self.get_model_menu = GetModelMenu(self, file_menu, self.state, self.show_status)   # main/candidates.py
+        self.get_model_menu = GetModelMenu(self, file_menu, self.state, self.show_status)   # main/model_status.py
         file_menu.addSeparator()
         self.settings_action = file_menu.addAction("Settings…", QKeySequence("Ctrl+,"), self.show_settings)
         file_menu.addSeparator()

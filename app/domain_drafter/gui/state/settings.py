@@ -16,6 +16,7 @@ from domain_drafter.core.paths import atomic_write_bytes, config_dir
 from domain_drafter.drafting.candidate_options import MAX_CANDIDATES, CandidateOptions
 from domain_drafter.drafting.loop import DraftOptions, Feedback
 from domain_drafter.drafting.options import SearchOptions
+from domain_drafter.drafting.presets import guided_flags, is_guided
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.factory import AUTO, PROMPT_FORMAT_CHOICES
 from domain_drafter.planning.evaluate import EvaluationOptions
@@ -49,6 +50,7 @@ class AppSettings:
     k: int = _EVALUATION.k                # plans per problem for the equivalence check
     planner_time_limit_s: float = _EVALUATION.time_limit_s
     equivalence: str = _EVALUATION.equivalence.value   # "proven" (METHOD 6a) or "paper" (METHOD 6)
+    state_budget: int = _EVALUATION.state_budget   # the proof: reachable states per problem before the planner route
     default_class: str = _DRAFT.description_class.value
     seed: int = _DRAFT.seed
     preload_model: bool = True            # load the model in the background as soon as the window is up
@@ -58,7 +60,7 @@ class AppSettings:
     search_budget: int = _SEARCH.budget   # Draft until proven: model calls at most
     search_width: int = _SEARCH.width     # Draft until proven: root answers (prompt seeds)
     search_feedback: str = _SEARCH.feedback.value   # what the search's re-prompts say
-    search_guided: bool = _SEARCH.forbid_removed    # with the grammar: a child may not write what it was told to take out
+    search_guided: bool = is_guided(_SEARCH)  # with the grammar: a child may not write what it was told to take out
 
     # --- what the engine gets --------------------------------------------------------------
     def draft_options(self, description_class: DescriptionClass | None = None, seed: int | None = None,
@@ -81,11 +83,11 @@ class AppSettings:
     def search_options(self) -> SearchOptions:
         return replace(_SEARCH, budget=self.search_budget, width=min(self.search_width, self.search_budget),
                        feedback=Feedback(self.search_feedback), temperature=self.candidate_temperature,
-                       forbid_removed=self.search_guided, refuse_judged=self.search_guided)
+                       **guided_flags(self.search_guided))
 
     def evaluation_options(self) -> EvaluationOptions:
         return replace(_EVALUATION, k=self.k, time_limit_s=self.planner_time_limit_s,
-                       equivalence=EquivalenceMode(self.equivalence))
+                       equivalence=EquivalenceMode(self.equivalence), state_budget=self.state_budget)
 
     # --- validation ------------------------------------------------------------------------
     def checked(self) -> AppSettings:
@@ -104,6 +106,7 @@ class AppSettings:
             examples=int(clamp(self.examples, 0, 10)),
             max_new_tokens=int(clamp(self.max_new_tokens, 1, 4096)),
             k=int(clamp(self.k, 1, 1000)),
+            state_budget=int(clamp(self.state_budget, 1, 10_000_000)),
             planner_time_limit_s=float(clamp(self.planner_time_limit_s, 1.0, 3600.0)),
             default_class=(self.default_class if self.default_class in {c.value for c in DescriptionClass}
                            else _DRAFT.description_class.value),
