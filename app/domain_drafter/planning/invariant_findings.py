@@ -172,14 +172,15 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
         old = [show_atom(index_atoms[i]) for i in _bits(before & w.mask & ~g.add)]
         both = " and ".join(held) + (" both hold" if len(held) == 2 else " all hold")
         fix = None
-        if old:
-            lifted = lift_atom(old[0], g.key, domain)
+        for atom in old + [p.text(w.key) for p in inv.parts if p.counted is None]:
+            lifted = lift_atom(atom, g.key, domain)
             if all(w.startswith("?") or w in domain.constant_map for w in lifted.strip("()").split()[1:]):
                 in_pre = any(str(l.atom) == lifted for l in schema.precondition if l.positive)
                 fix = (f"add (not {lifted}) to the effect" if in_pre
                        else f"add {lifted} to the precondition and (not {lifted}) to the effect")
-            else:
-                fix = f"delete the atom of that group that held before ({old[0]} here)"
+                break
+        if fix is None and old:
+            fix = f"make sure no other atom of that group holds before it ({old[0]} here)"
         message = f"on problem {problem}, after {where}: {both}; {rule}" + (f", so {fix}" if fix else "")
         return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
                                 prefix, step, tuple(held), inv.describe(domain), fix)

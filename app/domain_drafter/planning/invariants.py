@@ -171,9 +171,8 @@ def _lifted_binding(part: Part, args: Sequence[str], params: int) -> dict[int, s
         return None
     bound: dict[int, str] = {}
     for arg, slot in zip(args, part.slots):
-        if slot is not None:
-            if bound.setdefault(slot, arg) != arg:
-                return None
+        if slot is not None and bound.setdefault(slot, arg) != arg:
+            return None
     return bound if len(bound) == params else None
 
 
@@ -320,7 +319,6 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
     seen = {q for q in queue}
     proven: list[tuple[tuple[Part, ...], int]] = []
     tried = 0
-    stopped = False
     while queue and tried < MAX_CANDIDATES:
         parts, n = queue.pop(0)
         tried += 1
@@ -344,8 +342,6 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
                 if cand not in seen:
                     seen.add(cand)
                     queue.append(cand)
-    if queue:
-        stopped = True
     kept = []
     for parts, n in proven:
         if len(parts) == 1 and parts[0].counted is None:
