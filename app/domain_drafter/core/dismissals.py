@@ -14,8 +14,9 @@ domain (read-only to the app) the file is in the user's copy in the data folder,
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.errors import DomainError, SourceLocation
