@@ -16,11 +16,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import tomllib
-
 from domain_drafter.core.bundle import DomainBundle
-from domain_drafter.core.errors import DomainError, SourceLocation
 from domain_drafter.core.paths import atomic_write_bytes
+from domain_drafter.core.toml_source import TomlSource
 from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
 
 DISMISSED_FILE = "dismissed.toml"
@@ -40,19 +38,15 @@ def read_dismissals(bundle: DomainBundle) -> dict[str, frozenset[str]]:
     path = dismissals_file(bundle)
     if not path.is_file():
         return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", 1) or 1
-        col = getattr(exc, "colno", 1) or 1
-        raise DomainError(f"{DISMISSED_FILE} does not read as TOML: {exc.msg if hasattr(exc, 'msg') else exc}",
-                          where=SourceLocation(path, line, col),
-                          hint="fix the file, or delete it to dismiss nothing") from None
-    table = data.get("dismissed", {})
-    if not isinstance(table, dict) or not all(isinstance(v, list) and all(isinstance(k, str) for k in v)
-                                              for v in table.values()):
-        raise DomainError(f"{DISMISSED_FILE}: [dismissed] must map each action to a list of finding keys",
-                          where=SourceLocation(path, 1, 1), hint='for example: pick = ["never-applies"]')
+    source = TomlSource.read(path, DISMISSED_FILE)     # a syntax error is a DomainError at file:line:col
+    table = source.data.get("dismissed", {})
+    if not isinstance(table, dict):
+        raise source.fail(f"{DISMISSED_FILE}: [dismissed] must be a table", "dismissed",
+                          hint='for example: [dismissed] then pick = ["never-applies"]')
+    for action, keys in table.items():
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise source.fail(f"{DISMISSED_FILE}: [dismissed] {action} must be a list of finding keys",
+                              "dismissed", action, hint='for example: pick = ["never-applies"]')
     return {action.lower(): frozenset(keys) for action, keys in table.items()}
 
 
