@@ -48,6 +48,7 @@ def measure(root: Path = ROOT) -> dict:
     rows = answers(root)
     flagged: dict[str, Counter] = {"Different": Counter(), "Equivalent": Counter()}
     totals: Counter = Counter()
+    by_subclass: dict[str, Counter] = {}
     false_alarms = []
     started = time.perf_counter()
     bundles = {}
@@ -58,6 +59,9 @@ def measure(root: Path = ROOT) -> dict:
         check = check_answer(text, bundle.domain, action)
         report = judge_action(bundle.domain, [p.problem for p in bundle.problems], action, check.action)
         kinds = {f.kind for f in report.findings}
+        per = by_subclass.setdefault(verdict, Counter())
+        per["answers"] += 1
+        per["flagged"] += bool(kinds)
         for kind in kinds:
             flagged[side][kind.value] += 1
         if kinds:
@@ -66,6 +70,7 @@ def measure(root: Path = ROOT) -> dict:
                 false_alarms.append({"domain": domain, "action": action, "answer": text,
                                      "findings": [f.message for f in report.findings]})
     return {"answers": dict(totals), "flagged": {k: dict(v) for k, v in flagged.items()},
+            "by_subclass": {k: dict(v) for k, v in sorted(by_subclass.items())},
             "share_of_different_flagged": flagged["Different"]["any"] / max(totals["Different"], 1),
             "equivalent_flagged": flagged["Equivalent"]["any"], "false_alarms": false_alarms,
             "seconds": round(time.perf_counter() - started, 1)}
@@ -82,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         d = out["flagged"]["Different"].get(kind, 0)
         e = out["flagged"]["Equivalent"].get(kind, 0)
         print(f"  {kind:17} flags {d:4} Different ({d / max(total_d, 1):6.1%})  {e} Equivalent")
+    for verdict, counts in out["by_subclass"].items():
+        print(f"  {verdict:10} {counts['flagged']:4} of {counts['answers']:4} flagged")
     for alarm in out["false_alarms"]:
         print(f"  Equivalent flagged: {alarm['domain']} {alarm['action']}: {alarm['findings'][0]}")
     print(f"({out['seconds']} s)")
