@@ -246,8 +246,9 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                 for w in watches[g.key]:
                     if w.inv in broken:
                         continue
-                    n = (after & w.mask).bit_count()
-                    if (w.over and n > 1) or (not w.over and n == 0 and state & w.mask):
+                    n, before = (after & w.mask).bit_count(), (state & w.mask).bit_count()
+                    # the group held before this step (so this step, not an earlier one, breaks it) and not after
+                    if (w.over and n > 1 and before <= 1) or (not w.over and n == 0 and before == 1):
                         broken.add(w.inv)
                         found.append(_broke(placed, schema, keeper.invariants[w.inv], w, problem.name,
                                             space.prefix(number), g, state, after, grounder.index.atoms))
