@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -170,3 +171,13 @@ def test_an_unfinished_exploration_says_so_and_claims_nothing_it_did_not_see(bun
     report = judge_action(gripper.domain, [p.problem for p in gripper.problems], "pick", check.action, budget=1)
     assert not report.complete and report.findings == () and "state budget" in report.notes[0]
     assert report.to_dict()["complete"] is False
+
+
+def test_the_findings_never_read_the_action_they_replace(bundles):
+    """Blind: the same findings whether the domain holds the reference action or not (left out entirely)."""
+    gripper = bundles["gripper"]
+    without = replace(gripper.domain, actions=tuple(a for a in gripper.domain.actions if a.name != "pick"))
+    problems = [p.problem for p in gripper.problems]
+    for text in (PICK_KEEPS_AT, PICK_LOSES_BALL, PICK_NEVER, PICK_IDLE):
+        schema = check_answer(text, gripper.domain, "pick").action
+        assert judge_action(without, problems, "pick", schema) == judge_action(gripper.domain, problems, "pick", schema)

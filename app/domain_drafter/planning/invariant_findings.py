@@ -19,6 +19,7 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -204,11 +205,18 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                  time_limit_s: float = TIME_LIMIT_S) -> InvariantReport:
     """The invariant findings on `candidate` in place of `domain`'s action `action` (None: the action as written).
 
-    `dismissed` holds the keys the author dismissed for this action: those findings are kept apart.
+    `dismissed` holds the keys the author dismissed for this action: those findings are kept apart. Nothing of
+    the domain's own `action` is used when a candidate is given, so `domain` may also lack it (a new action, or
+    a reference hidden from a blind judge): the findings are the same.
     """
     action = action.lower()
     schema = candidate if candidate is not None else domain.action(action)
-    placed = domain.with_action(schema, replacing=action) if candidate is not None else domain
+    if candidate is None:
+        placed = domain
+    elif action in domain.action_map:
+        placed = domain.with_action(schema, replacing=action)
+    else:                                  # a new action, or one hidden from the judge (blind): added
+        placed = dataclasses.replace(domain, actions=(*domain.actions, dataclasses.replace(schema, name=action)))
     keeper = invariants_without(domain, tuple(problems), action)
     binding = tuple(inv.describe(domain) for inv in keeper.invariants if inv.exactly_one)
     found: list[InvariantFinding] = []
