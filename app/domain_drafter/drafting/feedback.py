@@ -1,6 +1,7 @@
 """Feedback that says what is wrong with an answer, in plain words, for the next prompt (issue: feedback kinds).
 
-Every kind starts from the checks. `checks` uses nothing of the reference: the findings, and for
+Every kind starts from the checks. `checks` uses nothing of the reference: the findings, the invariant
+findings (what the domain's other actions keep, broken by the answer, with the state), and for
 an answer whose domain cannot solve a problem, what that domain (the answer in place of the
 action, the rest of the domain as the author wrote it) can never reach, computed from it alone.
 `plans` adds the distinguishing state of the proof, worded as the edit it calls for ("missing
@@ -149,9 +150,24 @@ def explored(bundle: DomainBundle, action: str, judgement: Judgement) -> Judgeme
     return replace(judgement, reach=reachability(domain, bundle.problems)) if domain is not None else judgement
 
 
+MAX_FINDINGS = 2   # invariant findings told in words
+
+
+def invariant_words(bundle: DomainBundle, action: str, check: CheckReport, findings: Sequence | None = None) -> str | None:
+    """The answer's invariant findings in words (planning/invariant_findings.py): from the domain's other actions
+    and its problems only, so the checks feedback may say them. `findings` None: found now (dismissals honoured)."""
+    if not check.passed or check.action is None or not bundle.problems:
+        return None
+    if findings is None:
+        from domain_drafter.drafting.judges import invariant_findings_of
+
+        findings = invariant_findings_of(bundle, action, check)
+    return " ".join(f.message + "." for f in findings[:MAX_FINDINGS]) or None
+
+
 def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | None, kind: Feedback, *,
                   check: CheckReport | None = None, solvable: Sequence[bool | None] = (),
-                  reach: Sequence[Reachability] | None = None) -> str | None:
+                  reach: Sequence[Reachability] | None = None, findings: Sequence | None = None) -> str | None:
     """What the next prompt says is wrong, or None (Equivalent, an error, or nothing we may say).
 
     `result` None: judged without a reference (then `check` and `solvable` are what is known, and
@@ -174,6 +190,7 @@ def feedback_text(bundle: DomainBundle, action: str, result: EvaluationResult | 
     if result is not None and check.passed and kind in (Feedback.PLANS, Feedback.ALL):
         parts.append(_plans(result))
     parts.append(_checks(result, check, bundle, action, reach, solvable))
+    parts.append(invariant_words(bundle, action, check, findings))
     if result is not None and check.passed and kind in (Feedback.LANDMARKS, Feedback.ALL):
         parts.append(_landmarks(bundle, action, check, reach))
     said = [p for p in parts if p]
@@ -189,7 +206,8 @@ def judgement_feedback(bundle: DomainBundle, action: str, judgement: Judgement, 
     if judgement.equivalent:
         return None
     said = feedback_text(bundle, action, judgement.evaluation, kind, check=judgement.check,
-                         solvable=judgement.solvable, reach=judgement.reach)
+                         solvable=judgement.solvable, reach=judgement.reach,
+                         findings=judgement.findings if judgement.evaluation is None else None)
     parts = [p for p in (said, *judgement.tests_words) if p]
     return " ".join(parts) if parts else None
 

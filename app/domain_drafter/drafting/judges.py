@@ -43,6 +43,7 @@ class Judgement:
     # what the answer's own domain can never do, per problem, where it was explored (drafting/feedback.explored):
     # the feedback's NoPlan words and landmarks and the search's dead answers read it, so it is explored once
     reach: tuple[Reachability, ...] | None = field(default=None, compare=False)
+    findings: tuple = ()                  # without a reference: the invariant findings not dismissed (InvariantFinding)
 
     @property
     def subclass(self) -> Subclass | None:
@@ -54,9 +55,10 @@ class Judgement:
         if self.evaluation is not None:
             proof = self.evaluation.proof
             return self.evaluation.subclass is Subclass.EQUIVALENT and (proof is None or proof.proven)
-        # no reference: the judge is the checks, the problems that must stay solvable and the domain tests
+        # no reference: the judge is the checks, the problems that must stay solvable, the domain tests and
+        # the invariants the domain's other actions keep (planning/invariant_findings.py)
         return (self.check.passed and bool(self.solvable) and all(self.solvable) and self.tests_total > 0
-                and self.tests_passed == self.tests_total)
+                and self.tests_passed == self.tests_total and not self.findings)
 
     @property
     def fails_tests(self) -> bool:
@@ -165,8 +167,9 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
 
     def _judged(check: CheckReport, domain: Domain) -> Judgement:
         solvable = problems_solvable(domain, bundle.problems, planner=planner, task=task)
+        findings = invariant_findings_of(bundle, action, check)
         if tests is None:
-            return Judgement(check, None, solvable)
+            return Judgement(check, None, solvable, findings=findings)
         from domain_drafter.planning.domain_tests import run_tests
         from domain_drafter.planning.tests_report import TestSettings
         from domain_drafter.text.domain_tests import failures_in_words
@@ -175,6 +178,20 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
                            states=evaluator.states, task=task)
         passed = sum(1 for r in report.results if r.passed)
         return Judgement(check, None, solvable, passed, len(report.results),
-                         tuple(failures_in_words(report, FEEDBACK_CASES)))
+                         tuple(failures_in_words(report, FEEDBACK_CASES)), findings)
     return judge
+
+
+def invariant_findings_of(bundle: DomainBundle, action: str, check: CheckReport) -> tuple:
+    """The invariant findings on the checked answer that the author has not dismissed for `action`."""
+    from domain_drafter.core.dismissals import dismissed_for
+    from domain_drafter.core.errors import DrafterError
+    from domain_drafter.planning.invariant_findings import judge_action
+
+    try:
+        dismissed = dismissed_for(bundle, action)
+    except DrafterError:
+        dismissed = frozenset()            # a dismissals file that does not read dismisses nothing here
+    return judge_action(bundle.domain, [p.problem for p in bundle.problems], action, check.action,
+                        dismissed=dismissed).findings
 

@@ -69,10 +69,12 @@ def cmd_test(args: argparse.Namespace) -> int:
             from domain_drafter.planning.quick_fixes import quick_fixes
 
             search = quick_fixes(bundle.domain, tests, report=report, task=task)
+    invariants = _invariants(bundle)
     if args.json:
         out = report.to_dict()
         if search is not None:
             out["quick_fixes"] = search.to_dict()
+        out["invariants"] = {r.action: r.to_dict() for r in invariants}
         print(json.dumps(out, indent=2))
     else:
         from domain_drafter.text.domain_tests import format_quick_fix, format_tests_report
@@ -84,9 +86,24 @@ def cmd_test(args: argparse.Namespace) -> int:
                       + ("" if search.complete else " (stopped by the time limit)"))
             for number, fix in enumerate(search.fixes, start=1):
                 print(format_quick_fix(number, fix))
+        from domain_drafter.invariants_text import format_invariant_report
+
+        for r in invariants:
+            if r.findings or r.dismissed or not r.complete:
+                print(format_invariant_report(r))
+        if invariants and not any(r.findings for r in invariants):
+            print(f"invariants: nothing found on the {len(invariants)} actions (each judged by what the others keep)")
     if report.failed:
         return 1
     return EXIT_NO_VERDICT if report.count(Verdict.UNPROVEN) else 0
+
+
+def _invariants(bundle) -> list:
+    """Each action of the domain as written, judged by what its other actions keep (issue 37)."""
+    from domain_drafter.invariants_text import reports_for
+
+    found = [reports_for(bundle, action) for action in bundle.action_names]
+    return [r for r in found if r is not None]
 
 
 def _import(args: argparse.Namespace, bundle) -> int:

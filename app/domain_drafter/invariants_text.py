@@ -1,0 +1,54 @@
+"""Invariant findings in words (Qt-free; `check`, `evaluate` and `test` print these, the app may show them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from domain_drafter.core.bundle import DomainBundle
+    from domain_drafter.planning.invariant_findings import InvariantReport
+
+
+def format_invariant_report(report: InvariantReport, *, dismiss_hint: bool = True) -> str:
+    """"invariants: 1 finding on pick" and one line per finding, the key that dismisses it under it."""
+    n = len(report.findings)
+    head = (f"invariants: {n} finding{'s' if n != 1 else ''} on {report.action}" if n
+            else f"invariants: nothing found on {report.action}")
+    extra = []
+    if report.dismissed:
+        extra.append(f"{len(report.dismissed)} dismissed")
+    if not report.complete:
+        extra.append("exploration incomplete: " + "; ".join(report.notes))
+    lines = [head + (f" ({', '.join(extra)})" if extra else "")]
+    for f in report.findings:
+        lines.append(f"  {f.severity.value} {f.kind.value}: {f.message}")
+        if dismiss_hint:
+            lines.append(f"      (if intended: --dismiss \"{f.key}\")")
+    return "\n".join(lines)
+
+
+def reports_for(bundle: DomainBundle, action: str, candidate=None) -> InvariantReport | None:
+    """The invariant findings on `candidate` (None: the domain's own action), the domain's dismissals
+    honoured; None when the domain has no problems to explore."""
+    if not bundle.problems:
+        return None
+    from domain_drafter.core.dismissals import dismissed_for
+    from domain_drafter.planning.invariant_findings import judge_action
+
+    return judge_action(bundle.domain, [p.problem for p in bundle.problems], action, candidate,
+                        dismissed=dismissed_for(bundle, action))
+
+
+def dismiss(bundle: DomainBundle, action: str, dismissed: Sequence[str], restored: Sequence[str]) -> list[str]:
+    """Save the dismissals (and restorations) asked for on the command line; the lines that say so."""
+    from domain_drafter.core.dismissals import save_dismissal
+
+    said = []
+    for key in dismissed:
+        path = save_dismissal(bundle, action, key)
+        said.append(f"dismissed for {action}: {key} (saved in {path})")
+    for key in restored:
+        path = save_dismissal(bundle, action, key, dismiss=False)
+        said.append(f"restored for {action}: {key} (saved in {path})")
+    return said

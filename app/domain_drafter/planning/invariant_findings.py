@@ -1,0 +1,282 @@
+"""Invariant findings: what the domain's other actions say about one action, with no reference.
+
+Three kinds, each shown with a reachable state of the domain with the action in place (explored
+breadth-first on every problem, so the state comes with the shortest plan prefix to it):
+
+- breaks-invariant: after the action, a group the other actions keep at exactly one atom has two
+  (or none). Which groups bind the action (our rule, so that a new action may rightly do what the
+  others never did): only exactly-one groups, where every problem starts with one atom per group and
+  every other action moves it within the group, never creates or loses one (at-most-one groups that
+  start empty, such as miconic's boarded/served, may only record that nothing happened yet). An
+  action that makes two hold is flagged only when the atom it adds is one the other actions also
+  delete (the group is a cycle they move through: gripper's carry and at; heavy-pack's packed is
+  never undone, so a second packed item is no breach). An action that leaves none is flagged only
+  when the atom it deletes has a counted argument (a value among several, as a ball's room) that
+  another action also adds (an item that stops being "nothing-above" in heavy-pack is not lost).
+- never-applies: no grounding applies in any reachable state of any problem (exploration complete).
+- changes-nothing: it applies, and every application leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+
+from domain_drafter.core.model import ActionSchema, Domain, Problem
+from domain_drafter.planning.grounding import GroundAction, Grounder, GroundingLimit, lift_atom, show_atom
+from domain_drafter.planning.invariants import DomainInvariants, Invariant, Part, find_invariants
+from domain_drafter.planning.state_space import explore
+
+STATE_BUDGET = 50_000        # states explored per problem
+TIME_LIMIT_S = 2.0           # seconds of exploration per problem
+
+
+class FindingKind(Enum):
+    BREAKS_INVARIANT = "breaks-invariant"
+    NEVER_APPLIES = "never-applies"
+    CHANGES_NOTHING = "changes-nothing"
+
+
+class Severity(Enum):
+    ERROR = "error"          # the action is of no use on any problem
+    WARNING = "warning"      # may be intended: a new action may change what held before (dismiss it then)
+
+
+@dataclass(frozen=True)
+class InvariantFinding:
+    """One finding on an action, with the reachable state that shows it."""
+
+    kind: FindingKind
+    severity: Severity
+    action: str
+    message: str
+    key: str                                  # what a dismissal names: "breaks (at ?0 *) (carry ?0 *)"
+    problem: str | None = None
+    prefix: tuple[str, ...] = ()              # the plan steps to the state before `step`
+    step: str | None = None                   # the action's grounding, applied there
+    atoms: tuple[str, ...] = ()               # the atoms that show it (both hold / the group left empty)
+    invariant: str | None = None
+    fix: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind.value, "severity": self.severity.value, "action": self.action,
+                "message": self.message, "key": self.key, "problem": self.problem, "prefix": list(self.prefix),
+                "step": self.step, "atoms": list(self.atoms), "invariant": self.invariant, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class InvariantReport:
+    """The findings on one action (those dismissed apart), and what the others keep."""
+
+    action: str
+    findings: tuple[InvariantFinding, ...]
+    dismissed: tuple[InvariantFinding, ...] = ()
+    invariants: tuple[str, ...] = ()          # the binding invariants in words
+    complete: bool = True                     # every problem explored completely
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        return {"action": self.action, "findings": [f.to_dict() for f in self.findings],
+                "dismissed": [f.to_dict() for f in self.dismissed], "invariants": list(self.invariants),
+                "complete": self.complete, "notes": list(self.notes)}
+
+
+@lru_cache(maxsize=64)
+def invariants_without(domain: Domain, problems: tuple[Problem, ...], action: str) -> DomainInvariants:
+    """The invariants of `domain`'s actions other than `action` on `problems` (cached: they never change)."""
+    return find_invariants(domain, problems, without=action)
+
+
+def _binds_over(inv: Invariant, part: Part, keeper: DomainInvariants) -> bool:
+    return inv.exactly_one and part.predicate in keeper.deleters
+
+
+def _binds_under(inv: Invariant, part: Part, keeper: DomainInvariants) -> bool:
+    return inv.exactly_one and part.counted is not None and part.predicate in keeper.adders
+
+
+@dataclass
+class _Watch:
+    """A group one grounding touches, and which way it may break it."""
+
+    inv: int
+    key: tuple[str, ...]
+    mask: int
+    over: bool
+
+
+class _Groups:
+    """The binding groups of the invariants on one problem's atom index."""
+
+    def __init__(self, domain: Domain, grounder: Grounder, keeper: DomainInvariants):
+        self.domain = domain
+        self.grounder = grounder
+        self.keeper = keeper
+        self.invs = keeper.invariants
+        self._masks: dict[tuple[int, tuple[str, ...]], int] = {}
+
+    def mask(self, i: int, key: tuple[str, ...]) -> int:
+        found = self._masks.get((i, key))
+        if found is None:
+            inv = self.invs[i]
+            atoms = []
+            for part in inv.parts:
+                base = [key[s] if s is not None else "" for s in part.slots]
+                counted = part.counted
+                if counted is None:
+                    atoms.append((part.predicate, *base))
+                    continue
+                kind = self._type(part.predicate, counted)
+                for obj in self.grounder.candidates(kind):
+                    args = list(base)
+                    args[counted] = obj
+                    atoms.append((part.predicate, *args))
+            found = self._masks[(i, key)] = self.grounder.index.mask(atoms)
+        return found
+
+    def _type(self, predicate: str, position: int) -> str:
+        sig = self.domain.predicate_map.get(predicate)
+        return sig.parameters[position].type if sig is not None and position < sig.arity else "object"
+
+    def watches(self, g: GroundAction) -> list[_Watch]:
+        out: list[_Watch] = []
+        index = self.grounder.index
+        for over, mask in ((True, g.add), (False, g.delete)):
+            for atom in index.decode(mask):
+                for i, inv in enumerate(self.invs):
+                    for part in inv.parts:
+                        if part.predicate != atom[0]:
+                            continue
+                        binds = _binds_over(inv, part, self.keeper) if over else _binds_under(inv, part, self.keeper)
+                        key = part.key_of(atom[1:], inv.params) if binds else None
+                        if key is not None:
+                            out.append(_Watch(i, key, self.mask(i, key), over))
+        return out
+
+
+def _group_words(inv: Invariant, key: tuple[str, ...]) -> str:
+    return ", ".join(p.text(key) for p in inv.parts)
+
+
+def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, problem: str, prefix: tuple[str, ...],
+           g: GroundAction, before: int, after: int, index_atoms: Sequence[tuple[str, ...]]) -> InvariantFinding:
+    step = f"({' '.join(g.key)})"
+    where = " ".join((*prefix, step))
+    rule = f"every other action keeps this true: {inv.describe(domain)}"
+    key = f"breaks {inv.key}"
+    if w.over:
+        held = [show_atom(index_atoms[i]) for i in _bits(after & w.mask)]
+        old = [show_atom(index_atoms[i]) for i in _bits(before & w.mask & ~g.add)]
+        both = " and ".join(held) + (" both hold" if len(held) == 2 else " all hold")
+        fix = None
+        for atom in old + [p.text(w.key) for p in inv.parts if p.counted is None]:
+            lifted = lift_atom(atom, g.key, domain)
+            if all(w.startswith("?") or w in domain.constant_map for w in lifted.strip("()").split()[1:]):
+                in_pre = any(str(l.atom) == lifted for l in schema.precondition if l.positive)
+                fix = (f"add (not {lifted}) to the effect" if in_pre
+                       else f"add {lifted} to the precondition and (not {lifted}) to the effect")
+                break
+        if fix is None and old:
+            fix = f"make sure no other atom of that group holds before it ({old[0]} here)"
+        message = f"on problem {problem}, after {where}: {both}; {rule}" + (f", so {fix}" if fix else "")
+        return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
+                                prefix, step, tuple(held), inv.describe(domain), fix)
+    lost = [show_atom(index_atoms[i]) for i in _bits(before & w.mask)]
+    fix = "add one of them to the effect"
+    message = (f"on problem {problem}, after {where}: none of {_group_words(inv, w.key)} holds "
+               f"(it deletes {' '.join(lost)}); {rule}, so {fix}")
+    return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
+                            prefix, step, tuple(lost), inv.describe(domain), fix)
+
+
+def _bits(mask: int) -> Iterable[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candidate: ActionSchema | None = None,
+                 *, dismissed: Iterable[str] = (), budget: int = STATE_BUDGET,
+                 time_limit_s: float = TIME_LIMIT_S) -> InvariantReport:
+    """The invariant findings on `candidate` in place of `domain`'s action `action` (None: the action as written).
+
+    `dismissed` holds the keys the author dismissed for this action: those findings are kept apart. Nothing of
+    the domain's own `action` is used when a candidate is given, so `domain` may also lack it (a new action, or
+    a reference hidden from a blind judge): the findings are the same.
+    """
+    action = action.lower()
+    schema = candidate if candidate is not None else domain.action(action)
+    if candidate is None:
+        placed = domain
+    elif action in domain.action_map:
+        placed = domain.with_action(schema, replacing=action)
+    else:                                  # a new action, or one hidden from the judge (blind): added
+        placed = dataclasses.replace(domain, actions=(*domain.actions, dataclasses.replace(schema, name=action)))
+    keeper = invariants_without(domain, tuple(problems), action)
+    binding = tuple(inv.describe(domain) for inv in keeper.invariants if inv.exactly_one)
+    found: list[InvariantFinding] = []
+    broken: set[int] = set()
+    complete, applied, changed = True, False, False
+    ever_true = 0
+    never_true: set[str] = set()
+    notes: list[str] = []
+    for problem in problems:
+        try:
+            grounder = Grounder(placed, problem, placed.fluent_predicates)
+            actions = grounder.ground_domain(placed)
+            mine = grounder.ground(schema)
+        except GroundingLimit as exc:
+            complete = False
+            notes.append(f"{problem.name}: {exc}")
+            continue
+        space, _ = explore(actions, grounder.index, grounder.init_state(), budget=budget,
+                           deadline=time.perf_counter() + time_limit_s)
+        if not space.complete:
+            complete = False
+            notes.append(f"{problem.name}: {space.stopped}")
+        groups = _Groups(placed, grounder, keeper)
+        watches = {g.key: groups.watches(g) for g in mine}
+        ever_true = 0
+        for number, state in enumerate(space.states):
+            ever_true |= state
+            for g in mine:
+                if not g.applicable(state):
+                    continue
+                applied = True
+                after = g.apply(state)
+                if after != state:
+                    changed = True
+                for w in watches[g.key]:
+                    if w.inv in broken:
+                        continue
+                    n, before = (after & w.mask).bit_count(), (state & w.mask).bit_count()
+                    # the group held before this step (so this step, not an earlier one, breaks it) and not after
+                    if (w.over and n > 1 and before <= 1) or (not w.over and n == 0 and before == 1):
+                        broken.add(w.inv)
+                        found.append(_broke(placed, schema, keeper.invariants[w.inv], w, problem.name,
+                                            space.prefix(number), g, state, after, grounder.index.atoms))
+        for g in mine:
+            for i in _bits(g.pre & ~ever_true):
+                never_true.add(lift_atom(show_atom(grounder.index.atoms[i]), g.key, placed))
+    names = ", ".join(p.name for p in problems)
+    if complete and problems and not applied:
+        why = (f"; its precondition {' '.join(sorted(never_true)[:2])} never holds" if never_true and len(never_true) <= 2
+               else "; its preconditions never hold together")
+        found.append(InvariantFinding(
+            FindingKind.NEVER_APPLIES, Severity.ERROR, schema.name,
+            f"({schema.name} ...) applies in no reachable state of {names}{why}", "never-applies"))
+    elif complete and problems and not changed:
+        found.append(InvariantFinding(
+            FindingKind.CHANGES_NOTHING, Severity.ERROR, schema.name,
+            f"({schema.name} ...) changes nothing: in every reachable state of {names} where it applies, "
+            "the state after it is the state before (its effect only adds what already holds and deletes what "
+            "does not)", "changes-nothing"))
+    keys = set(dismissed)
+    shown = tuple(f for f in found if f.key not in keys)
+    apart = tuple(f for f in found if f.key in keys)
+    return InvariantReport(schema.name, shown, apart, binding, complete, tuple(notes))
