@@ -16,7 +16,7 @@ class EngineCalls:
     generations: list = field(default_factory=list)   # (prompt text, DecodingOptions)
     evaluations: list = field(default_factory=list)   # (EvaluationOptions, planner k, planner time limit)
     plans: list = field(default_factory=list)         # (planner k, planner time limit) of every K* run
-    feedback: list = field(default_factory=list)      # the Feedback of every corrective round asked for
+    feedback: list = field(default_factory=list)      # the Feedback of every draft's corrective rounds
     attempts: list = field(default_factory=list)      # (action, thread name) of every attempt recorded
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -38,7 +38,7 @@ def spy_on_engine(monkeypatch) -> EngineCalls:
 
     calls = EngineCalls()
     generate, evaluate, plan = LlamaCppBackend.generate, Evaluator.evaluate, KStarPlanner.plan
-    diagnostic_for, add_attempt = loop.diagnostic_for, WorkingCopy.add_attempt
+    corrective_options, add_attempt = loop.corrective_options, WorkingCopy.add_attempt
 
     def spied_generate(self, prompt, options, *args, **kwargs):
         calls.add("generations", (prompt, options))
@@ -52,9 +52,10 @@ def spy_on_engine(monkeypatch) -> EngineCalls:
         calls.add("plans", (self.k, self.time_limit_s))
         return plan(self, *args, **kwargs)
 
-    def spied_diagnostic(bundle, action, result, feedback):
-        calls.add("feedback", feedback)
-        return diagnostic_for(bundle, action, result, feedback)
+    def spied_corrective(retries, feedback):     # Generate's rounds: the feedback its corrective rounds are told
+        if retries:
+            calls.add("feedback", feedback)
+        return corrective_options(retries, feedback)
 
     def spied_add_attempt(self, name, *args, **kwargs):
         calls.add("attempts", (name, threading.current_thread().name))
@@ -63,6 +64,6 @@ def spy_on_engine(monkeypatch) -> EngineCalls:
     monkeypatch.setattr(LlamaCppBackend, "generate", spied_generate)
     monkeypatch.setattr(Evaluator, "evaluate", spied_evaluate)
     monkeypatch.setattr(KStarPlanner, "plan", spied_plan)
-    monkeypatch.setattr(loop, "diagnostic_for", spied_diagnostic)
+    monkeypatch.setattr(loop, "corrective_options", spied_corrective)
     monkeypatch.setattr(WorkingCopy, "add_attempt", spied_add_attempt)
     return calls
