@@ -173,7 +173,15 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
         old = [show_atom(index_atoms[i]) for i in _bits(before & w.mask & ~g.add)]
         both = " and ".join(held) + (" both hold" if len(held) == 2 else " all hold")
         fix = None
-        for atom in old + [p.text(w.key) for p in inv.parts if p.counted is None]:
+        added = [show_atom(index_atoms[i]) for i in _bits(g.add & w.mask & ~before)]
+        kept = [show_atom(index_atoms[i]) for i in _bits(g.add & g.delete & w.mask)]
+        if len(added) > 1:
+            fix = f"add only one of {' and '.join(lift_atom(a, g.key, domain) for a in added)} to the effect"
+        elif kept:        # deleted and added again: the add wins, so the atom stays
+            fix = f"do not add {lift_atom(kept[0], g.key, domain)}: the effect deletes it and adds it back"
+        # the atom that held before, or else an atom of the group the precondition could ask for and delete
+        loose = [p.text(w.key) for p in inv.parts if p.counted is None]
+        for atom in [*old, *(a for a in loose if a not in held)] if fix is None else ():
             lifted = lift_atom(atom, g.key, domain)
             if all(w.startswith("?") or w in domain.constant_map for w in lifted.strip("()").split()[1:]):
                 in_pre = any(str(l.atom) == lifted for l in schema.precondition if l.positive)
