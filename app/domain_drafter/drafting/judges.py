@@ -178,7 +178,7 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
                            states=evaluator.states, task=task)
         passed = sum(1 for r in report.results if r.passed)
         return Judgement(check, None, solvable, passed, len(report.results),
-                         tuple(failures_in_words(report, FEEDBACK_CASES)), findings)
+                         tuple(failures_in_words(report, FEEDBACK_CASES)), findings=findings)
     return judge
 
 
