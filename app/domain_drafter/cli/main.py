@@ -7,12 +7,12 @@ import sys
 from collections.abc import Sequence
 
 from domain_drafter import __version__
-from domain_drafter.cli.commands import authoring, bench, catalogue, domain_tests, generate, judge, models
+from domain_drafter.cli.commands import authoring, bench, catalogue, domain_tests, generate, judge, mcp, models
 from domain_drafter.cli.options import EXIT_INTERRUPTED
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.tasks import Cancelled
 
-COMMAND_GROUPS = (catalogue, judge, models, generate, bench, authoring, domain_tests)
+COMMAND_GROUPS = (catalogue, judge, models, generate, bench, authoring, domain_tests, mcp)
 
 
 def build_parser() -> argparse.ArgumentParser:
