@@ -10,7 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import mcp_session, server_env
+from mcp_client import mcp_session, server_env
 
 from domain_drafter.core.bundle import load_bundle
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import mcp_session
+from mcp_client import mcp_session
 
 from domain_drafter.core.bundle import bundled_root
 
