@@ -220,8 +220,25 @@ def _add_resources(server: MCPServer) -> None:
                 name=f"{name}/{rel}", description=f"bundled domain {name}: {rel} (read only)", mime_type=mime))
 
 
+def _return_big_blocks_to_the_system() -> None:
+    """glibc serves a block from its heap once a block that size was freed, so every 10 MB argument would leave
+    its copies in the heap for good; a fixed mmap threshold gives each big block back when the call ends."""
+    import ctypes
+    import ctypes.util
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 1 << 20)   # M_MMAP_THRESHOLD: 1 MiB, and no dynamic raise
+    except (OSError, AttributeError):
+        pass                         # not glibc: its allocator's default stands
+
+
 def serve() -> int:
     """Run the server on stdin/stdout until the client closes it."""
+    _return_big_blocks_to_the_system()
     engine = WarmEngine()
     server = build_server(engine)
     try:
