@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
-import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources import FunctionResource
@@ -37,14 +36,10 @@ class ToolRunner:
     async def __call__(self, tool: str, work: Work, ctx: Context | None = None) -> CallToolResult:
         task = TaskState()
         send, receive = anyio.create_memory_object_stream[tuple[int, int, str]](64)
-
-        def on_progress(done: int, total: int, message: str) -> None:
-            try:
-                anyio.from_thread.run_sync(send.send_nowait, (done, total, message))
-            except Exception:
-                pass   # the call is over (cancelled) or the client is slow: a progress note is not worth a wait
-
-        task.on_progress = on_progress if ctx is not None else None
+        if ctx is not None and _wants_progress(ctx):
+            task.on_progress = _progress_sender(send)
+        else:
+            ctx = None   # nobody listens: the engine's reports stay in its thread
 
         async def forward() -> None:
             async with receive:
@@ -71,6 +66,43 @@ class ToolRunner:
             return CallToolResult(content=[TextContent(type="text", text=error_text(error))],
                                   structured_content=error, is_error=True)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
+
+
+PROGRESS_INTERVAL_S = 0.1   # at most ten notes a second; the first and the last of a stage always go
+
+
+def _wants_progress(ctx: Context) -> bool:
+    meta = getattr(ctx.request_context, "meta", None) or {}
+    return meta.get("progress_token", meta.get("progressToken")) is not None
+
+
+def _progress_sender(send) -> Callable[[int, int, str], None]:
+    """A TaskState progress callback for a worker thread: throttled, and never waiting for the event loop (a
+    blocking hop per report made the engine itself slower in the server than in-process)."""
+    import asyncio
+    import time
+
+    loop = asyncio.get_running_loop()
+    last = [0.0]
+
+    def on_progress(done: int, total: int, message: str) -> None:
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_INTERVAL_S and 0 < done < total:
+            return
+        last[0] = now
+        try:
+            loop.call_soon_threadsafe(_offer, send, (done, total, message))
+        except RuntimeError:
+            pass   # the loop is closing: the server is on its way out
+
+    return on_progress
+
+
+def _offer(send, item) -> None:
+    try:
+        send.send_nowait(item)
+    except Exception:
+        pass   # the call is over (cancelled), or the client reads slowly: a progress note is not worth a wait
 
 
 def _unwrap(exc: BaseException) -> BaseException:
@@ -220,6 +252,21 @@ def _add_resources(server: MCPServer) -> None:
                 name=f"{name}/{rel}", description=f"bundled domain {name}: {rel} (read only)", mime_type=mime))
 
 
+async def _run_stdio(server: MCPServer) -> None:
+    """The SDK's stdio server, on event-loop pipes where stdin and stdout are pipes (agents/transport.py)."""
+    from mcp.server.stdio import stdio_server
+
+    from domain_drafter.agents.transport import pipe_stdio
+
+    async with pipe_stdio() as pipes:
+        if pipes is None:
+            await server.run_stdio_async()
+            return
+        async with stdio_server(*pipes) as (read_stream, write_stream):
+            low = server._lowlevel_server   # what run_stdio_async runs, on our streams
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+
 def _return_big_blocks_to_the_system() -> None:
     """glibc serves a block from its heap once a block that size was freed, so every 10 MB argument would leave
     its copies in the heap for good; a fixed mmap threshold gives each big block back when the call ends."""
@@ -231,7 +278,7 @@ def _return_big_blocks_to_the_system() -> None:
         return
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.mallopt(-3, 1 << 20)   # M_MMAP_THRESHOLD: 1 MiB, and no dynamic raise
+        libc.mallopt(-3, 4 << 20)   # M_MMAP_THRESHOLD: 4 MiB, and no dynamic raise
     except (OSError, AttributeError):
         pass                         # not glibc: its allocator's default stands
 
@@ -242,7 +289,7 @@ def serve() -> int:
     engine = WarmEngine()
     server = build_server(engine)
     try:
-        anyio.run(server.run_stdio_async)
+        anyio.run(_run_stdio, server)
     finally:
         server.models.close()
         engine.close()
