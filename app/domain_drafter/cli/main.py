@@ -12,7 +12,7 @@ from domain_drafter.cli.options import EXIT_INTERRUPTED
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.tasks import Cancelled
 
-GROUP_NAMES = ("catalogue", "judge", "models", "generate", "bench", "authoring", "domain_tests")
+GROUP_NAMES = ("catalogue", "judge", "models", "generate", "bench", "authoring", "domain_tests", "mcp")
 # Which module of cli/commands registers each command, so a command imports only its own group at
 # start-up (the others pull in the drafting and model options; `check` needs none of it).
 # tests/cli check this against what the groups register.
@@ -21,7 +21,7 @@ COMMAND_GROUP = {
     "check": "judge", "evaluate": "judge", "validate": "judge",
     "models": "models", "generate": "generate", "bench": "bench",
     "draft-domain": "authoring", "compare": "authoring", "describe": "authoring",
-    "test": "domain_tests",
+    "test": "domain_tests", "mcp": "mcp",
 }
 
 
