@@ -119,7 +119,7 @@ class WarmEngine:
     def run_tests(self, args: Mapping, task: TaskState | None = None) -> Result:
         from domain_drafter.core.tests_reader import load_tests, parse_tests
         from domain_drafter.planning.domain_tests import run_tests
-        from domain_drafter.tests_text import format_quick_fix, format_tests_report
+        from domain_drafter.text.domain_tests import format_quick_fix, format_tests_report
 
         b = self.bundle(args)
         tests_text = args.get("tests_text")

@@ -86,7 +86,7 @@ def cmd_test(args: argparse.Namespace) -> int:
                       + ("" if search.complete else " (stopped by the time limit)"))
             for number, fix in enumerate(search.fixes, start=1):
                 print(format_quick_fix(number, fix))
-        from domain_drafter.invariants_text import format_invariant_report
+        from domain_drafter.text.invariants import format_invariant_report
 
         for r in invariants:
             if r.findings or r.dismissed or not r.complete:
@@ -100,7 +100,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 def _invariants(bundle) -> list:
     """Each action of the domain as written, judged by what its other actions keep (issue 37)."""
-    from domain_drafter.invariants_text import reports_for
+    from domain_drafter.text.invariants import reports_for
 
     found = [reports_for(bundle, action) for action in bundle.action_names]
     return [r for r in found if r is not None]

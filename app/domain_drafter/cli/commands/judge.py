@@ -45,7 +45,7 @@ def _invariants(args: argparse.Namespace, bundle, action: str, check):
     None when the answer did not pass the checks or the domain has no problems."""
     import sys
 
-    from domain_drafter.invariants_text import dismiss, reports_for
+    from domain_drafter.text.invariants import dismiss, reports_for
 
     for line in dismiss(bundle, action, args.dismiss or (), args.restore or ()):
         print(line, file=sys.stderr)
@@ -56,7 +56,7 @@ def _invariants(args: argparse.Namespace, bundle, action: str, check):
 
 def _print_invariants(report) -> None:
     if report is not None:
-        from domain_drafter.invariants_text import format_invariant_report
+        from domain_drafter.text.invariants import format_invariant_report
 
         print(format_invariant_report(report))
 
