@@ -17,7 +17,8 @@ from domain_drafter.core.paths import cache_dir, private_dir
 from domain_drafter.planning.equivalence import EquivalenceReport, equivalence_from_dict
 from domain_drafter.planning.proof_types import ProofReport, proof_from_dict
 
-SCHEMA = "verdicts-6"   # 5: a counterexample's issues name the edit ("add it to the precondition"); 6: and its removals
+SCHEMA = "verdicts-7"   # 5: a counterexample's issues name the edit ("add it to the precondition"); 6: and its removals;
+# 7: an answer is judged with itself in place (issue 43: its own deletes make fluents), untyped domains proven
 
 
 @dataclass(frozen=True)
