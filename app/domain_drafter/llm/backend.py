@@ -80,6 +80,9 @@ class DecodingOptions:
     # a small model's answer that repeats literals until the token limit. Off in the paper's protocol; a search
     # turns it on with its quick fixes, which close such an answer (core/answer_repair.py).
     stop_loops: bool = False
+    # Speculative decoding from the prompt on a local model (llm/speculate.py): guessed tokens checked in one batch.
+    # Greedy answers are the same either way; sampled ones keep their distribution but differ. A server ignores it.
+    speculate: bool = True
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:

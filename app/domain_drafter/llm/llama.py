@@ -41,6 +41,7 @@ from domain_drafter.llm.abort import AbortOnCancel
 from domain_drafter.llm.amx import ModelParamsPatch, _cpu_count, cpu_has_amx, default_threads  # noqa: F401 - re-exported
 from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
 from domain_drafter.llm.chat_format import apply_chat_template, chat_prompt_tokens, model_chat_template
+from domain_drafter.llm.decode_loop import Speculator, decode_plain
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
 from domain_drafter.llm.llama_log import CaptureLog, load_lock
 from domain_drafter.llm.prefix_store import DEFAULT_STATES, PrefixStore
@@ -121,6 +122,7 @@ class LlamaCppBackend:
             raise ValueError(f"prompt_chunk must be 1..512 tokens, got {self.prompt_chunk}")
         self._n_ctx_per_seq = n_ctx_per_seq
         self._batcher: Any = None  # batch.BatchDecoder, made at the first batched call
+        self._speculator: Speculator | None = None  # made at the first speculating call (llm/decode_loop.py)
         self.last_reused_tokens = 0  # prompt tokens the last generate() took from the cache
         self._clean = 0  # cached positions computed in whole prompt chunks (exact as a fresh evaluation)
         self._prefixes = PrefixStore(llama_cpp, prefix_states if reuse_prompt_cache else 0)
@@ -194,6 +196,9 @@ class LlamaCppBackend:
                 if self._batcher is not None:
                     self._batcher.close()
                     self._batcher = None
+                if self._speculator is not None:
+                    self._speculator.close()
+                    self._speculator = None
                 self._llm.close()
 
     def tokenize(self, text: str, *, add_bos: bool = True) -> list[int]:
@@ -315,14 +320,18 @@ class LlamaCppBackend:
         tokens = self._prompt_tokens(prompt)
         seq = Sequence(lc, self._vocab, self._pieces, options, n_prompt=len(tokens),
                        max_new=min(options.max_tokens, self.n_ctx - len(tokens)), on_token=on_token, task=task,
-                       fast_grammar=self._grammar_fast_path, verbose=self._verbose, t_start=t_start)
+                       fast_grammar=self._grammar_fast_path, verbose=self._verbose, t_start=t_start,
+                       speculate=options.speculate)
         self._last_grammar_counts = None
         try:
             if not self._eval_prompt(tokens, task):
                 seq.finish("cancelled")
+            elif options.speculate:
+                if self._speculator is None:
+                    self._speculator = Speculator(lc, llm)
+                self._speculator.run(seq, tokens)
             else:
-                while not seq.accept(tok := seq.sample(llm.ctx, -1)):
-                    llm.eval([tok])
+                decode_plain(llm, seq)
         except CallbackError as e:
             raise e.original from None
         except ModelError:
