@@ -170,9 +170,9 @@ def test_guarded_sampling_is_reproducible_for_a_seed(tiny_backend, bundles):
     grammar = ActionGrammar(bundles["depot"].domain, "load")
     options = grammar.decoding(DecodingOptions(temperature=0.9, seed=11))
     first, again = (tiny_backend.generate("Write load", options).text for _ in range(2))
-    other = tiny_backend.generate("Write load", replace(options, seed=12)).text
+    others = {tiny_backend.generate("Write load", replace(options, seed=s)).text for s in range(12, 18)}
     assert first == again and repeated(first) == 0
-    assert other != first
+    assert others - {first}, "other seeds should give other answers"
 
 
 def test_batched_answers_repeat_no_literal_either(tiny_backend, bundles):

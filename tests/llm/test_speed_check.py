@@ -90,6 +90,17 @@ def test_cli_models_check_a_path_with_an_experiment_spec(tiny_model, capsys):
     assert out.startswith("tiny-random-llama (tiny-llama.gguf")
     assert "tokens/s" in out and "memory:" in out and "one answer: at most" in out
     assert "paper-exp1: 1,920 answers, at most" in out
+    # a search child's answer with speculative decoding and without (llm/speculate.py)
+    line = next(x for x in out.splitlines() if x.startswith("  speculative decoding (a search child's answer, "))
+    assert " tokens/s with it, " in line and line.endswith("x")
+
+
+def test_the_report_holds_a_childs_speed_with_speculation_and_without(tiny_model):
+    report = speed_check(tiny_model, tokens=12)
+    off, on = report.child_tps
+    assert report.child_tokens > 1 and off > 0 and on > 0
+    assert report.to_dict()["child_tps"] == [off, on] or report.to_dict()["child_tps"] == (off, on)
+    assert f"= {on / off:.2f}x" in format_report(report)[-1]
 
 
 def test_cli_models_check_of_a_catalogue_model_not_yet_installed_says_to_pull_it(capsys, tmp_path, monkeypatch):

@@ -150,6 +150,9 @@ def add_model_options(p: argparse.ArgumentParser, *, seed_help: str) -> None:
     p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX,
                    help=f"model context size in tokens (default {DEFAULT_N_CTX})")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
+    p.add_argument("--no-speculate", dest="speculate", action="store_false",
+                   help="a local model decodes one token at a time, without guessing the next tokens from the "
+                   "prompt (speculative decoding; greedy answers are the same either way, only slower)")
 
 
 def add_draft_options(p: argparse.ArgumentParser) -> None:

@@ -61,6 +61,13 @@ class AnswerTabu:
         if not self._closed and ")" in piece and ":effect" in self.text:
             self._closed = effect_closed(self.text)
 
+    def refuses(self, piece: str, before: str = "") -> bool:
+        """True if `piece`, written after the text so far and `before`, closes the effect into an answer judged
+        before: a guessed token the tabu may ban (llm/speculate.py cuts the guess there)."""
+        text = self.text + before
+        return bool(self._keys) and not self._closed and ")" in piece and ":effect" in text \
+            and answer_key(text + piece) in self._keys
+
     def ban(self, logits: np.ndarray, piece_of: Callable[[int], str], top: int) -> int:
         """Set to -inf, in place, the logits of the `top` likeliest tokens that close the effect into an answer
         judged before (none when all of them would); how many."""

@@ -52,7 +52,7 @@ def messages_of(prompt: str) -> list[tuple[str, str]]:
 
 
 # Sampling (temperature > 0), in this order: the TOP_K likeliest tokens, the temperature, then the smallest set of them
-# holding TOP_P of the heated probability (llm/sequence.py's chain; a server is asked for the same, llm/http.py).
+# holding TOP_P of the heated probability (llm/sampling_chain.py: llama.cpp's chain in process, the same asked of a server).
 TOP_K = 40
 TOP_P = 0.95
 SAMPLER_ORDER = ("top_k", "temperature", "top_p")   # llama-server's names for that chain
@@ -80,6 +80,9 @@ class DecodingOptions:
     # a small model's answer that repeats literals until the token limit. Off in the paper's protocol; a search
     # turns it on with its quick fixes, which close such an answer (core/answer_repair.py).
     stop_loops: bool = False
+    # Speculative decoding from the prompt on a local model (llm/speculate.py): guessed tokens checked in one batch.
+    # Greedy answers are the same either way; sampled ones keep their distribution but differ. A server ignores it.
+    speculate: bool = True
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:
@@ -92,6 +95,15 @@ class DecodingOptions:
             object.__setattr__(self, "stop", tuple(self.stop))
         if any(not s for s in self.stop):
             raise ValueError("stop sequences must be non-empty strings")
+
+
+class CallbackError(Exception):
+    """Carries an exception raised by an on_token callback out of a decoding loop (either backend's),
+    so it reaches the caller as itself, not as a model failure."""
+
+    def __init__(self, original: BaseException):
+        super().__init__(repr(original))
+        self.original = original
 
 
 @dataclass(frozen=True)

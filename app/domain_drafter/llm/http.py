@@ -21,9 +21,7 @@ from typing import Any
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.backend import (
-    SAMPLER_ORDER,
-    TOP_K,
-    TOP_P,
+    CallbackError,
     DecodingOptions,
     Generation,
     GenerationStats,
@@ -34,6 +32,7 @@ from domain_drafter.llm.backend import (
     make_stats,
     messages_of,
 )
+from domain_drafter.llm.sampling_chain import server_sampling
 from domain_drafter.llm.sse import choice_text, retry_after_seconds, role_only, sse_events
 
 # Sent with every request unless the caller passes other `extra_body`. llama_cpp.server samples
@@ -60,14 +59,6 @@ class TransientServerError(ModelError):
     def __init__(self, what: str, *, where: str, hint: str | None = None, retry_after_s: float | None = None):
         super().__init__(what, where=where, hint=hint)
         self.retry_after_s = retry_after_s
-
-
-class _CallbackError(Exception):
-    """Carries an exception raised by the on_token callback out of the reading loop."""
-
-    def __init__(self, original: BaseException):
-        super().__init__(repr(original))
-        self.original = original
 
 
 class OpenAICompletionsBackend:
@@ -190,12 +181,7 @@ class OpenAICompletionsBackend:
             body["messages"] = [{"role": role, "content": content} for role, content in messages_of(prompt)]
         else:
             body["prompt"] = str(prompt)
-        if options.temperature > 0:
-            # The in-process chain (top-k, temperature, top-p; no min-p): llama-server follows `samplers`, other
-            # servers take what they know of the rest, so a sampled child is drawn alike. A server cannot refuse
-            # judged answers or forbidden literals (those act on the logits in-process), so a guided search
-            # refuses to start on a served model (steers_tokens) rather than quietly be the plain one.
-            body.update(top_k=TOP_K, top_p=TOP_P, min_p=0.0, samplers=list(SAMPLER_ORDER))
+        body.update(server_sampling(options))   # the in-process chain's top-k, temperature, top-p
         if options.stop:
             body["stop"] = list(options.stop)
         if options.grammar is not None:
@@ -255,7 +241,7 @@ class OpenAICompletionsBackend:
                 try:
                     on_token(text)
                 except BaseException as e:  # the caller's exception, not a server failure
-                    raise _CallbackError(e) from e
+                    raise CallbackError(e) from e
 
         if task is not None and task.cancelled:
             return Generation("", make_stats(prompt_tokens=0, generated_tokens=0, t_start=t_start,
@@ -295,7 +281,7 @@ class OpenAICompletionsBackend:
                         break  # the server did not cut the stop sequence, or the answer loops: stop reading
         except _Cancelled:
             reason = "cancelled"
-        except _CallbackError as e:
+        except CallbackError as e:
             raise e.original from None
         except ModelError:
             if task is not None and task.cancelled:
@@ -333,7 +319,7 @@ class OpenAICompletionsBackend:
         if reason != "cancelled" and not scanner.stopped:
             try:
                 emit(scanner.finish())
-            except _CallbackError as e:
+            except CallbackError as e:
                 raise e.original from None
         generated = int(usage.get("completion_tokens") or 0) or n_chunks
         if not self.stream and not generated and scanner.text:

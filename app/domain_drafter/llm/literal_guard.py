@@ -132,6 +132,17 @@ class LiteralGuard:
     def feed(self, piece: str) -> None:
         self.text += piece
 
+    def refuses(self, piece: str, before: str = "") -> bool:
+        """True if writing `piece` after the text so far and `before` can only repeat a literal (or close a judged
+        answer): a guessed token the guard may ban (llm/speculate.py cuts the guess there)."""
+        text = self.text
+        self.text = text + before
+        try:
+            state = self.state()
+            return state is not None and self.repeats(piece, state)
+        finally:
+            self.text = text
+
     def state(self) -> tuple[int, set[str], str] | None:
         """(section index, the literals it may no longer hold, the literal being written), or None outside a
         conjunction. A literal may not be written again, and neither may its negation: `A` with `(not A)`

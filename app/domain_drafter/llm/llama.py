@@ -1,9 +1,10 @@
 """Run a local GGUF model in-process with llama.cpp (through llama-cpp-python).
 
-The model is loaded once; each generate() call evaluates the prompt and then decodes one token at
-a time in our own loop, which gives per-token control: the task's cancel flag is checked after
-every token (and between prompt chunks), text is streamed as soon as it is final, and stop
-sequences are cut on the decoded text.
+The model is loaded once; each generate() call reads the prompt (llm/prompt_reader.py) and then
+decodes in our own loop (llm/decode_loop.py), which gives per-token control: the task's cancel flag
+is checked after every token (and between prompt chunks), text is streamed as soon as it is final,
+and stop sequences are cut on the decoded text. With DecodingOptions.speculate (the default) the
+loop guesses the next tokens from the prompt and checks them in one batch (llm/speculate.py).
 
 We drive llama.cpp through llama-cpp-python's `Llama` object (load, tokenize, `eval`) and its
 thin ctypes bindings for sampling (a llama.cpp sampler chain: optional grammar, then greedy or
@@ -35,16 +36,24 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from domain_drafter.core.errors import ContextTooSmallError, ModelError
+from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.llm.abort import AbortOnCancel
 from domain_drafter.llm.amx import ModelParamsPatch, _cpu_count, cpu_has_amx, default_threads  # noqa: F401 - re-exported
-from domain_drafter.llm.backend import PROMPT_FORMATS, DecodingOptions, Generation, PromptFormat, make_stats
-from domain_drafter.llm.chat_format import apply_chat_template, chat_prompt_tokens, model_chat_template
+from domain_drafter.llm.backend import (
+    PROMPT_FORMATS,
+    CallbackError,
+    DecodingOptions,
+    Generation,
+    PromptFormat,
+    make_stats,
+)
+from domain_drafter.llm.chat_format import apply_chat_template, model_chat_template
+from domain_drafter.llm.decode_loop import Speculator, decode_plain
 from domain_drafter.llm.gguf_check import GGUFInfo, inspect_gguf
 from domain_drafter.llm.llama_log import CaptureLog, load_lock
 from domain_drafter.llm.prefix_store import DEFAULT_STATES, PrefixStore
-from domain_drafter.llm.sequence import CallbackError, Pieces, Sequence
+from domain_drafter.llm.prompt_reader import PromptReader, default_prompt_chunk
+from domain_drafter.llm.sequence import Pieces, Sequence
 
 if TYPE_CHECKING:
     from domain_drafter.llm.batch import BatchRequest
@@ -52,17 +61,6 @@ if TYPE_CHECKING:
 __all__ = ["LlamaCppBackend", "cpu_has_amx", "default_threads"]
 
 _INSTALL_HINT = "install it with `pip install llama-cpp-python` (it compiles llama.cpp; needs a C++ compiler and cmake)"
-
-# The prompt is evaluated in fixed chunks aligned to absolute positions ([0, C), [C, 2C), ...), and
-# a cancel stops the chunk being computed (llm/abort.py). llama.cpp's results for a token depend on the batch it was
-# computed in, so a reused cache prefix is only exact when it was computed in the same chunks as a
-# fresh evaluation would use: only whole chunks of an earlier prompt are kept (see _eval_prompt).
-# C depends on the model's size only (a responsive cancel on big models, throughput on small
-# ones; Gemma-3 270M on one core: 64-token chunks cost ~12% more prompt time than 256-token ones).
-def default_prompt_chunk(model_bytes: int) -> int:
-    """Prompt chunk (tokens) for a model file of this size: 256 below 1 GiB, 64 below 4 GiB, else 32."""
-    return 256 if model_bytes < 1 << 30 else 64 if model_bytes < 4 << 30 else 32
-
 
 def _import_llama_cpp() -> Any:
     try:
@@ -72,7 +70,7 @@ def _import_llama_cpp() -> Any:
     return llama_cpp
 
 
-class LlamaCppBackend:
+class LlamaCppBackend(PromptReader):
     """A GGUF model loaded in this process. Thread-safe: concurrent generate() calls queue up.
 
     n_ctx: context size in tokens (prompt + generated; llama.cpp rounds it up to a multiple of
@@ -82,6 +80,11 @@ class LlamaCppBackend:
     extra_buffers: let llama.cpp repack weights for its faster CPU kernels (AMX, AVX repacking).
     None means yes unless the CPU advertises AMX: llama.cpp's AMX kernels kill the whole process
     (general protection fault) on VMs that advertise AMX but do not let programs use it.
+
+    flash_attn: llama.cpp's flash attention. With it, a token's logits are the same whether it is decoded alone
+    or in a batch of guesses (measured on Qwen2.5-Coder 1.5B and Gemma-3 270M), so speculative greedy answers
+    are byte-identical to one-at-a-time ones; without it (the default, as the committed runs were made)
+    attention over a batch is summed in another order, and a near-tie can go the other way (llm/speculate.py).
 
     reuse_prompt_cache: keep the KV cache of the common token prefix with the previous call, in
     whole prompt chunks, so prompts that share their few-shot examples skip re-evaluating them.
@@ -107,6 +110,7 @@ class LlamaCppBackend:
         prompt_chunk: int | None = None,
         n_ctx_per_seq: int | None = None,
         prefix_states: int = DEFAULT_STATES,
+        flash_attn: bool = False,
     ):
         self.model_path = Path(model_path).expanduser()
         # Cheap header checks first: some bad files make llama.cpp abort the whole process.
@@ -121,6 +125,7 @@ class LlamaCppBackend:
             raise ValueError(f"prompt_chunk must be 1..512 tokens, got {self.prompt_chunk}")
         self._n_ctx_per_seq = n_ctx_per_seq
         self._batcher: Any = None  # batch.BatchDecoder, made at the first batched call
+        self._speculator: Speculator | None = None  # made at the first speculating call (llm/decode_loop.py)
         self.last_reused_tokens = 0  # prompt tokens the last generate() took from the cache
         self._clean = 0  # cached positions computed in whole prompt chunks (exact as a fresh evaluation)
         self._prefixes = PrefixStore(llama_cpp, prefix_states if reuse_prompt_cache else 0)
@@ -140,6 +145,7 @@ class LlamaCppBackend:
                     n_threads_batch=threads,
                     n_gpu_layers=n_gpu_layers,
                     seed=seed,
+                    flash_attn=flash_attn,
                     verbose=verbose,
                 )
             except (ValueError, RuntimeError, OSError) as e:
@@ -194,6 +200,9 @@ class LlamaCppBackend:
                 if self._batcher is not None:
                     self._batcher.close()
                     self._batcher = None
+                if self._speculator is not None:
+                    self._speculator.close()
+                    self._speculator = None
                 self._llm.close()
 
     def tokenize(self, text: str, *, add_bos: bool = True) -> list[int]:
@@ -284,25 +293,6 @@ class LlamaCppBackend:
         if getattr(self, "_closed", True):
             raise ModelError("the model was closed", where=self.model_path, hint="load it again")
 
-    def _prompt_tokens(self, prompt: str) -> list[int]:
-        """The prompt's tokens (in the chat template when prompt_format is "chat"), checked against n_ctx."""
-        llm = self._llm
-        if self.prompt_format == "chat":
-            tokens = chat_prompt_tokens(self._lc, llm, prompt, self.model_path, self._chat_template)
-        else:
-            tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
-        if not tokens:  # empty prompt and a model that adds no BOS: give it something to start
-            tokens = [llm.token_bos()] if llm.token_bos() >= 0 else [llm.token_eos()]
-        if len(tokens) >= self.n_ctx:
-            trained = self.info.context_length
-            raise ContextTooSmallError(
-                f"prompt has {len(tokens)} tokens but the model's context is {self.n_ctx}",
-                where=self.model_path,
-                hint=f"raise n_ctx (the model was trained for {trained or 'an unknown number of'} tokens) "
-                "or shorten the prompt (fewer or shorter examples)",
-            )
-        return tokens
-
     def _generate(
         self,
         prompt: str,
@@ -315,14 +305,18 @@ class LlamaCppBackend:
         tokens = self._prompt_tokens(prompt)
         seq = Sequence(lc, self._vocab, self._pieces, options, n_prompt=len(tokens),
                        max_new=min(options.max_tokens, self.n_ctx - len(tokens)), on_token=on_token, task=task,
-                       fast_grammar=self._grammar_fast_path, verbose=self._verbose, t_start=t_start)
+                       fast_grammar=self._grammar_fast_path, verbose=self._verbose, t_start=t_start,
+                       speculate=options.speculate)
         self._last_grammar_counts = None
         try:
             if not self._eval_prompt(tokens, task):
                 seq.finish("cancelled")
+            elif options.speculate:
+                if self._speculator is None:
+                    self._speculator = Speculator(lc, llm)
+                self._speculator.run(seq, tokens)
             else:
-                while not seq.accept(tok := seq.sample(llm.ctx, -1)):
-                    llm.eval([tok])
+                decode_plain(llm, seq)
         except CallbackError as e:
             raise e.original from None
         except ModelError:
@@ -335,75 +329,3 @@ class LlamaCppBackend:
                 seq.shortlist.counts if seq.shortlist is not None else None
             seq.close()
         return seq.result()
-
-    def _eval_prompt(self, tokens: list[int], task: TaskState | None) -> bool:
-        """Evaluate the prompt in aligned chunks; False if the task was cancelled (also in the middle of one).
-
-        With reuse on, the cached tokens shared with the previous prompt are kept in whole chunks
-        only, and only those that prompt evaluated as whole chunks (its last partial chunk and its
-        generated tokens were computed in other batches). So the kept part and the part evaluated
-        now are computed exactly as a fresh evaluation computes them, and the answer does not
-        depend on which prompt came before.
-        """
-        llm, chunk = self._llm, self.prompt_chunk
-        keep = 0
-        if self._reuse and llm.n_tokens > 0:
-            cached = llm.input_ids[: min(llm.n_tokens, self._clean)]
-            for a, b in zip(cached, tokens):
-                if a != b:
-                    break
-                keep += 1
-            keep = min(keep, len(tokens) - 1)  # re-evaluate at least one token to get its logits
-            keep = self._exact(keep - keep % chunk)
-        if self._reuse:   # an earlier prompt's state that shares more (llm/prefix_store.py)
-            state, reach = self._prefixes.best(tokens, chunk, self._n_swa)
-            if state is not None and reach > keep:
-                self._forget_cache()
-                keep = self._exact(reach if self._prefixes.restore(llm.ctx, state) else 0)
-                if keep:   # the cache now holds the state's tokens (the comparison next time reads them)
-                    llm.input_ids[: len(state.tokens)] = state.tokens
-        if keep > 0 and not self._seq_rm(keep):
-            keep = 0
-        if keep == 0:
-            self._forget_cache()
-        llm.n_tokens = self._clean = self.last_reused_tokens = i = keep
-        with AbortOnCancel(self._lc, llm.ctx, task) as abort:
-            while i < len(tokens) and not abort.cancelled:
-                part = tokens[i : i + chunk]
-                try:
-                    llm.eval(part)
-                except RuntimeError:   # llama_decode returned 2: aborted in the middle of the chunk
-                    if not abort.cancelled:
-                        raise
-                    break
-                i += len(part)
-                if len(part) == chunk:
-                    self._clean = i
-                    if self._reuse and len(tokens) - i < chunk:   # the last whole chunk (see PrefixStore.save)
-                        self._prefixes.save(llm.ctx, tokens[:i], i)
-        if i < len(tokens):   # cancelled before the prompt was read
-            self._forget_cache()
-            return False
-        return True
-
-    def _exact(self, keep: int) -> int:
-        """`keep`, or 0 when the memory lacks cells that a sliding-window layer reads from position `keep` on.
-
-        A model with sliding-window attention (Gemma 3: 512 positions) reads, at position p, the cells from
-        p - n_swa on. A saved sequence state holds only the window of its sliding-window layers, so once it
-        is restored and cut shorter, the cells before the cut's window are missing, and the answer changes
-        (seen: blocksworld unstack with the default model). The rule is llama-server's."""
-        if keep <= 0 or self._n_swa <= 0:
-            return keep
-        lowest = int(self._lc.llama_memory_seq_pos_min(self._lc.llama_get_memory(self._llm.ctx), 0))
-        return keep if 0 <= lowest <= max(0, keep - self._n_swa) else 0
-
-    def _seq_rm(self, keep: int) -> bool:
-        return bool(self._lc.llama_memory_seq_rm(self._lc.llama_get_memory(self._llm.ctx), -1, keep, -1))
-
-    def _forget_cache(self) -> None:
-        mem = self._lc.llama_get_memory(self._llm.ctx)
-        if mem is not None:
-            self._lc.llama_memory_clear(mem, True)
-        self._llm.n_tokens = 0
-        self._clean = 0

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.answer_tabu import AnswerTabu
 from domain_drafter.llm.backend import (
     TOP_K,
     TOP_P,
+    CallbackError,
     DecodingOptions,
     Generation,
     LoopWatch,
@@ -39,54 +39,8 @@ from domain_drafter.llm.grammar_sampler import (
     nucleus_inside,
 )
 from domain_drafter.llm.literal_guard import LiteralGuard
-from domain_drafter.llm.llama_log import CaptureLog, CaptureStderr, load_lock
-
-
-class CallbackError(Exception):
-    """Carries an exception raised by an on_token callback out of a decoding loop."""
-
-    def __init__(self, original: BaseException):
-        super().__init__(repr(original))
-        self.original = original
-
-
-def grammar_sampler(lc: Any, vocab: Any, grammar: str, verbose: bool = False) -> Any:
-    """llama.cpp's grammar sampler for GBNF `grammar`; ModelError if the text does not parse."""
-    # LlamaGrammar is llama-cpp-python's holder of GBNF text (it parses nothing itself);
-    # llama.cpp parses it here and returns NULL when the text is not valid GBNF.
-    g = lc.LlamaGrammar.from_string(grammar, verbose=False)
-    with load_lock, CaptureLog(lc, verbose) as log, CaptureStderr() as err:
-        sampler = lc.llama_sampler_init_grammar(vocab, g._grammar.encode("utf-8"), g._root.encode("utf-8"))
-    if not sampler:
-        why = "\n".join(t for t in (err.text, log.problems()) if t) or "llama.cpp rejected it"
-        raise ModelError(
-            f"the grammar does not parse: {why}",
-            where="grammar",
-            hint="fix the GBNF text (it needs a `root ::= ...` rule)",
-        )
-    return sampler
-
-
-def sampler_chain(lc: Any, vocab: Any, options: DecodingOptions, verbose: bool = False) -> Any:
-    """A llama.cpp sampler chain: optional grammar, then greedy or top-k, temperature, top-p."""
-    chain = lc.llama_sampler_chain_init(lc.llama_sampler_chain_default_params())
-    try:
-        if options.grammar is not None:
-            lc.llama_sampler_chain_add(chain, grammar_sampler(lc, vocab, options.grammar, verbose))
-        if options.temperature == 0.0:
-            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_greedy())
-        else:
-            # the temperature before top-p: top-p then keeps the nucleus of the heated distribution, so a
-            # hotter decoding draws from more tokens. After it (llama.cpp's default order) a token the model
-            # is sure of (p > 0.95, as when it copies its earlier answer) stays the only one at any temperature.
-            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_k(TOP_K))
-            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_temp(options.temperature))
-            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_top_p(TOP_P, 1))
-            lc.llama_sampler_chain_add(chain, lc.llama_sampler_init_dist(options.seed & 0xFFFFFFFF))
-    except BaseException:
-        lc.llama_sampler_free(chain)
-        raise
-    return chain
+from domain_drafter.llm.sampling_chain import grammar_sampler, sampler_chain
+from domain_drafter.llm.speculate import accept_or_redraw, softmax
 
 
 class Pieces:
@@ -106,11 +60,15 @@ class Pieces:
 
 
 class Sequence:
-    """The decoding state of one answer. `fast_grammar`: greedy under a grammar via GrammarGreedy."""
+    """The decoding state of one answer. `fast_grammar`: greedy under a grammar via GrammarGreedy.
+
+    `speculate`: sampling draws with its own generator (seeded with options.seed) through `accept_or_redraw`,
+    so a guessed token can be kept or refused by the exact rule (llm/speculate.py); greedy is unchanged."""
 
     def __init__(self, lc: Any, vocab: Any, pieces: Pieces, options: DecodingOptions, *, n_prompt: int,
                  max_new: int, on_token: Callable[[str], None] | None = None, task: TaskState | None = None,
-                 fast_grammar: bool = True, verbose: bool = False, t_start: float | None = None):
+                 fast_grammar: bool = True, verbose: bool = False, t_start: float | None = None,
+                 speculate: bool = False):
         self.lc, self.vocab, self.pieces = lc, vocab, pieces
         self.options, self.n_prompt, self.max_new = options, n_prompt, max_new
         self.on_token, self.task = on_token, task
@@ -135,19 +93,23 @@ class Sequence:
         self.grammar: Any = None
         self._full: FullVocab | None = None
         self.shortlist: GrammarShortlist | None = None
+        self._guess: int | None = None
         self._fast_sampling = options.grammar is not None and options.temperature > 0 and fast_grammar \
             and self.tabu is None
+        # speculative sampling: the chain stops before its draw, which `accept_or_redraw` makes with this generator
+        self.rng = np.random.default_rng(options.seed) if speculate and options.temperature > 0 else None
+        draw = self.rng is None
         if self._fast_mode:
             self.sampler = grammar_sampler(lc, vocab, options.grammar, verbose)
         elif self.guard is not None or self._fast_sampling:
             self.grammar = grammar_sampler(lc, vocab, options.grammar, verbose)
             try:
-                self.sampler = sampler_chain(lc, vocab, replace(options, grammar=None), verbose)
+                self.sampler = sampler_chain(lc, vocab, replace(options, grammar=None), verbose, draw)
             except BaseException:
                 lc.llama_sampler_free(self.grammar)
                 raise
         else:
-            self.sampler = sampler_chain(lc, vocab, options, verbose)
+            self.sampler = sampler_chain(lc, vocab, options, verbose, draw)
 
     def _emit(self, text: str) -> None:
         if text and self.on_token is not None:
@@ -156,14 +118,20 @@ class Sequence:
             except BaseException as e:  # the caller's exception, not a model failure
                 raise CallbackError(e) from e
 
-    def sample(self, ctx: Any, idx: int) -> int:
-        """The next token from the logits of output row `idx` of the last decode (-1: the last row)."""
+    def sample(self, ctx: Any, idx: int, guess: int | None = None) -> int:
+        """The next token from the logits of output row `idx` of the last decode (-1: the last row). `guess`: the
+        token guessed for this place (speculative sampling keeps it with its probability; greedy ignores it)."""
+        self._guess = guess
         if self.grammar is not None:
             return self._sample_constrained(ctx, idx)
         if self.guard is not None:
             self._ban_repeats(ctx, idx)
         elif self.tabu is not None:
             self.tabu.ban(self._logits(ctx, idx), self._piece_text, TOP_K)
+        if self.rng is not None:   # the chain (grammar included, if any) over the whole vocabulary, then our draw
+            if self._full is None:
+                self._full = FullVocab(self.lc, len(self._logits(ctx, idx)))
+            return self._draw(self._full.load(self._logits(ctx, idx)), self._full.data)
         if self._fast_mode:
             if self.fast is None:
                 self.fast = GrammarGreedy(self.lc, ctx, self.vocab, self.sampler)
@@ -228,12 +196,28 @@ class Sequence:
         it in place, `data` being its storage), then the token taken by the grammar and the chain."""
         lc = self.lc
         lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))
-        if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
-            raise no_allowed_token()
-        tok = int(data["id"][arr.selected])
-        lc.llama_sampler_accept(self.grammar, tok)
+        if self.rng is not None:
+            kept = data[: arr.size]
+            ok = np.isfinite(kept["logit"])
+            if not ok.any():
+                raise no_allowed_token()
+            tok = accept_or_redraw(kept["id"][ok], softmax(kept["logit"][ok]), self._guess, self.rng)
+        else:
+            if arr.selected < 0 or not np.isfinite(data["logit"][arr.selected]):
+                raise no_allowed_token()
+            tok = int(data["id"][arr.selected])
+        if self.grammar is not None:
+            lc.llama_sampler_accept(self.grammar, tok)
         lc.llama_sampler_accept(self.sampler, tok)
         return tok
+
+    def grammar_state(self) -> Any:
+        """The llama.cpp grammar sampler that holds this answer's grammar state, or None without a grammar."""
+        if self.options.grammar is None:
+            return None
+        if self._fast_mode:
+            return self.sampler
+        return self.grammar if self.grammar is not None else self.lc.llama_sampler_chain_get(self.sampler, 0)
 
     def _ban_repeats(self, ctx: Any, idx: int) -> None:
         lc = self.lc

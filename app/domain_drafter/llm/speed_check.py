@@ -103,6 +103,10 @@ class SpeedReport:
     available_before: int | None
     warning: str = ""
     prompt_format: str = "completion"   # how the measured prompt was read: "completion" or "chat"
+    # a search child's answer (its prompt holds the parent's answer) written greedily: its tokens, and the tokens/s
+    # without and with speculative decoding (llm/speculate.py); None when not measured
+    child_tokens: int = 0
+    child_tps: tuple[float, float] | None = None
 
     @property
     def prompt_tps(self) -> float:
@@ -178,9 +182,11 @@ def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | 
                       prompt_format=resolve_prompt_format(path, prompt_format)) as backend:
         task.check_cancelled()
         task.report(1, 3, f"reading a {bundle.name} prompt and writing {tokens} tokens")
-        generation = backend.generate(prompt.text, DecodingOptions(max_tokens=tokens, stop=()), task=task)
+        generation = backend.generate(prompt.text, DecodingOptions(max_tokens=tokens, stop=(), speculate=False),
+                                      task=task)
         task.check_cancelled()
         rss_after = process_rss()
+        child_tokens, child_tps = _child_speeds(backend, bundle, prompt.text, max(tokens, 64), task)
         stats = generation.stats
         load_s = float(getattr(backend, "load_time_s", 0.0))
         used_threads = int(getattr(backend, "n_threads", threads or 0))
@@ -192,7 +198,28 @@ def speed_check(path: str | Path, *, tokens: int = DEFAULT_TOKENS, n_ctx: int | 
         generated_tokens=stats.generated_tokens,
         generate_s=max(0.0, stats.wall_time_s - stats.time_to_first_token_s),
         rss_before=rss_before, rss_after=rss_after, available_before=available, warning=warning,
-        prompt_format=used_format)
+        prompt_format=used_format, child_tokens=child_tokens, child_tps=child_tps)
+
+
+def _child_speeds(backend, bundle, prompt: str, tokens: int, task: TaskState) -> tuple[int, tuple[float, float] | None]:
+    """A search child's call (the prompt, the reference answer as its parent's, the generic feedback) written
+    greedily without and with speculative decoding: (tokens written, (tokens/s without, tokens/s with)).
+    A server decodes as it does: not measured."""
+    from domain_drafter.core.prompt import load_template
+    from domain_drafter.llm.backend import DecodingOptions
+
+    if not getattr(backend, "steers_tokens", False):
+        return 0, None
+    task.report(2, 3, "writing a search child's answer with speculative decoding and without")
+    parent = next(a for a in bundle.domain.actions if a.name == bundle.action_names[0]).to_pddl("")
+    child = prompt + parent + load_template().render_feedback("reconsider its preconditions and effects")
+    speeds, written = [], 0
+    for speculate in (False, True):
+        g = backend.generate(child, DecodingOptions(max_tokens=tokens, speculate=speculate), task=task)
+        task.check_cancelled()
+        speeds.append(g.stats.tokens_per_s)
+        written = g.stats.generated_tokens
+    return written, (speeds[0], speeds[1])
 
 
 def estimate_spec(report: SpeedReport, spec: PlannedExperiment) -> SpecEstimate:
@@ -220,6 +247,10 @@ def format_report(report: SpeedReport, estimate: SpecEstimate | None = None, max
         f"  one answer: at most {format_duration(report.answer_seconds(max_tokens))} "
         f"(this prompt, then {max_tokens} new tokens)",
     ]
+    if report.child_tps is not None:
+        off, on = report.child_tps
+        lines.append(f"  speculative decoding (a search child's answer, {report.child_tokens} tokens): {on:,.1f} tokens/s "
+                     f"with it, {off:,.1f} without = {on / off if off > 0 else 0.0:.2f}x")
     if estimate is not None:
         lines.append(f"  {estimate.spec}: {estimate.tasks:,} answers, at most "
                      f"{format_duration(estimate.total_s)} ({estimate.max_tokens} new tokens each)")

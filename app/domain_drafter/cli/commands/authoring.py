@@ -100,7 +100,8 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"--out {out} exists and is not an empty folder", hint="give a new folder")
     options = DraftOptions(description_class=DescriptionClass.parse(args.description_class), seed=args.seed,
-                           decoding=DecodingOptions(seed=args.seed), grammar=args.grammar, retries=args.retries)
+                           decoding=DecodingOptions(seed=args.seed, speculate=args.speculate),
+                           grammar=args.grammar, retries=args.retries)
     backend = open_backend(args)   # a model that cannot load leaves no folder behind
     workspace = WorkingCopy.from_bundle(bundle)
     try:

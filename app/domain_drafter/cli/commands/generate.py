@@ -33,7 +33,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     template = load_template(Path(args.template)) if args.template else None
     options = DraftOptions(
         description_class=DescriptionClass.parse(args.description_class), seed=args.seed, examples=args.examples,
-        decoding=DecodingOptions(max_tokens=args.max_tokens, seed=args.seed), grammar=args.grammar,
+        decoding=DecodingOptions(max_tokens=args.max_tokens, seed=args.seed, speculate=args.speculate),
+        grammar=args.grammar,
         lock_signature=not args.free_signature, retries=args.retries,
         feedback=Feedback(args.feedback or ("all" if args.search else "checks")))
     if args.search:
