@@ -150,9 +150,11 @@ def add_model_options(p: argparse.ArgumentParser, *, seed_help: str) -> None:
     p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX,
                    help=f"model context size in tokens (default {DEFAULT_N_CTX})")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
-    p.add_argument("--no-speculate", dest="speculate", action="store_false",
-                   help="a local model decodes one token at a time, without guessing the next tokens from the "
-                   "prompt (speculative decoding; greedy answers are the same either way, only slower)")
+    p.add_argument("--speculate", action=argparse.BooleanOptionalAction, default=False,
+                   help="a local model guesses the next tokens from the prompt and checks them in one batch "
+                   "(speculative decoding, 1.9x tokens/s on search children); off by default until llama.cpp's "
+                   "batched logits equal one-at-a-time ones here: without flash attention they differ by up to "
+                   "0.6 on Qwen2.5-Coder, which flips near-tie greedy tokens")
 
 
 def add_draft_options(p: argparse.ArgumentParser) -> None:

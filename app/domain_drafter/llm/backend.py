@@ -82,7 +82,7 @@ class DecodingOptions:
     stop_loops: bool = False
     # Speculative decoding from the prompt on a local model (llm/speculate.py): guessed tokens checked in one batch.
     # Greedy answers are the same either way; sampled ones keep their distribution but differ. A server ignores it.
-    speculate: bool = True
+    speculate: bool = False   # prompt-lookup speculation (llm/speculate.py): opt-in, see cli/options --speculate
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:

@@ -129,7 +129,13 @@ class ActionGrammar:
                 eq = _Seq((_Lit(f"({EQUALITY} "), _Ref(eq_arg), _Lit(" "), _Ref(eq_arg), _Lit(")")))
                 self._rules["equality"] = eq
                 pre_options += [_Ref("equality"), _Seq((_Lit("(not "), _Ref("equality"), _Lit(")")))]
-        eff_options: list = [_Ref(atom), _Seq((_Lit("(not "), _Ref(atom), _Lit(")")))] if atom else []
+        # Issue 43: an answer is judged with itself in place, so an effect on a predicate the domain keeps static
+        # would make its negations (the answer's own, or another action's) negations of a fluent, which needs
+        # :negative-preconditions. Without it, effects change only what some action of the domain changes.
+        changeable = domain.predicates if allow_negation else [p for p in domain.predicates
+                                                               if p.name in domain.fluent_predicates]
+        eff_atom = self._atom_rule("eff-atom", changeable) if not allow_negation else atom
+        eff_options: list = [_Ref(eff_atom), _Seq((_Lit("(not "), _Ref(eff_atom), _Lit(")")))] if eff_atom else []
         self._rules["pre-literal"] = _Alt(tuple(pre_options))
         self._rules["eff-literal"] = _Alt(tuple(eff_options))
 

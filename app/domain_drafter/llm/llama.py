@@ -3,7 +3,7 @@
 The model is loaded once; each generate() call reads the prompt (llm/prompt_reader.py) and then
 decodes in our own loop (llm/decode_loop.py), which gives per-token control: the task's cancel flag
 is checked after every token (and between prompt chunks), text is streamed as soon as it is final,
-and stop sequences are cut on the decoded text. With DecodingOptions.speculate (the default) the
+and stop sequences are cut on the decoded text. With DecodingOptions.speculate (opt-in: --speculate) the
 loop guesses the next tokens from the prompt and checks them in one batch (llm/speculate.py).
 
 We drive llama.cpp through llama-cpp-python's `Llama` object (load, tokenize, `eval`) and its
