@@ -1,0 +1,26 @@
+"""`generate --blind` on the tiny test model: the blind judge decides, the reference's verdict is printed apart."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import run
+
+
+def test_generate_blind_prints_the_reference_verdict_separately(capsys, monkeypatch, tmp_path):
+    from tiny_gguf import write_tiny_llama
+
+    monkeypatch.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path / "cache"))
+    model = write_tiny_llama(tmp_path / "tiny.gguf")
+    common = ("generate", "gripper", "pick", "--model", str(model), "--grammar", "--max-tokens", "48")
+    code, out, _ = run(capsys, monkeypatch, *common, "--search", "--blind", "--budget", "2", "--width", "2")
+    assert code in (0, 1)
+    assert "blind search for gripper/pick: budget 2 model calls" in out and "feedback checks" in out
+    head, _, tail = out.partition("reference verdict (for the report only")
+    assert tail and "blind judge: " in head
+    assert ("Different domain" in tail) or ("Equivalent" in tail) or ("Syntax" in tail) or ("Semantic" in tail)
+    assert all("Different domain" not in line for line in head.splitlines() if line.startswith("-- call "))
+    code, out, _ = run(capsys, monkeypatch, *common, "--blind", "--json")
+    data = json.loads(out)
+    assert data["blind"] is True and data["calls"] == 1 and data["best_evaluation"] is None
+    assert isinstance(data["blind_accepted"], bool) and data["reference_verdict"]["action"] == "pick"
