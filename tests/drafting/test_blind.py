@@ -77,3 +77,14 @@ def test_hidden_bundle_keeps_the_header_and_refuses_an_unknown_action(bundles):
     assert "(:action drop" in hidden.domain_text
     with pytest.raises(Exception, match="no action 'fly'"):
         hidden_bundle(bundles["gripper"], "fly")
+
+
+def test_without_the_tests_file_the_blind_judge_accepts_on_checks_solvability_and_invariants(evaluator, bundles):
+    bundle = bundles["gripper"]
+    answer = bundle.domain.action("pick").to_pddl(indent="")
+    setup = blind_setup(bundle, "pick", evaluator, SearchOptions(budget=1), use_tests=False)
+    blind = setup.judge(answer)
+    assert blind.equivalent and blind.tests_total == 0 and all(blind.solvable)
+    idle = replace(bundle.domain.action("pick"), effect=())       # changes nothing: refused without tests too
+    refused = setup.judge(idle.to_pddl(indent=""))
+    assert not refused.equivalent

@@ -57,10 +57,12 @@ def blind_options(options: SearchOptions) -> SearchOptions:
 
 
 def blind_setup(bundle: DomainBundle, action: str, evaluator: Evaluator, options: SearchOptions,
-                task: TaskState | None = None) -> BlindSetup:
-    """The hidden bundle, the checks judge over it, and the blind options (see the module's docstring)."""
+                task: TaskState | None = None, *, use_tests: bool = True) -> BlindSetup:
+    """The hidden bundle, the checks judge over it, and the blind options (see the module's docstring).
+    `use_tests` False: the domain's tests file is left out (the checks, solvability and invariants only)."""
     hidden = hidden_bundle(bundle, action)
-    return BlindSetup(hidden, checks_judge(hidden, action, evaluator, task), blind_options(options))
+    judge = checks_judge(hidden, action, evaluator, task, use_tests=use_tests, accept_untested=True)
+    return BlindSetup(hidden, judge, blind_options(options))
 
 
 def reference_verdict(bundle: DomainBundle, action: str, answer: str, evaluator: Evaluator,
