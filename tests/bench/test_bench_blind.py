@@ -64,3 +64,13 @@ def test_blind_no_tests_is_a_valid_value(tmp_path, tiny_model):
     assert spec.blind == "no-tests"
     plain = load_spec(write_spec(tmp_path / "plain.toml", tiny_model))
     assert "blind" not in plain.to_dict()           # specs without it keep their fingerprint
+
+
+def test_the_shipped_blind_specs_are_the_32_actions_in_three_blind_strategies():
+    from pathlib import Path
+
+    folder = Path(__file__).parents[2] / "resources" / "experiments"
+    for name, blind in (("blind-qwen-coder-1.5b", True), ("blind-qwen-coder-1.5b-no-tests", "no-tests")):
+        spec = load_spec(folder / f"{name}.toml")
+        assert spec.blind == blind and spec.grammar == (True,) and spec.search["budget"] == 16
+        assert len(spec.tasks()) == 32 * 3 and spec.strategies == ("one-shot", "search", "guided-search")
