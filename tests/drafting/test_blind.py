@@ -88,3 +88,12 @@ def test_without_the_tests_file_the_blind_judge_accepts_on_checks_solvability_an
     idle = replace(bundle.domain.action("pick"), effect=())       # changes nothing: refused without tests too
     refused = setup.judge(idle.to_pddl(indent=""))
     assert not refused.equivalent
+
+
+def test_blind_guided_search_keeps_refuse_judged_and_drops_forbid_removed():
+    from domain_drafter.drafting.blind import blind_options
+    from domain_drafter.drafting.presets import Preset, preset_options
+
+    guided = blind_options(preset_options(Preset.GUIDED_SEARCH, budget=4))
+    assert guided.refuse_judged and not guided.forbid_removed and guided.feedback is Feedback.CHECKS
+    assert guided.budget == 4
