@@ -110,7 +110,7 @@ class TaskDrafter:
         """Write the row's answer. Raises Cancelled when `task` is cancelled (nothing is half-written) and
         ModelError when the model fails."""
         strategy = self.spec.strategy_of().get(row["system"], "one-shot")
-        if strategy != "one-shot":
+        if strategy != "one-shot" or self.spec.blind:     # a blind one-shot is a blind search of one call
             return self._strategy(row, strategy, backend, task)
         if self.spec.retries > 0:
             return self._corrective(row, backend, task)
@@ -140,23 +140,37 @@ class TaskDrafter:
 
         bundle = self._bundle(row["domain"])
         _, template = self._shared()
-        result = search_action(bundle, row["action"], backend, self.evaluator(), self._shared()[0],
-                               self._draft_options(row), strategy_options(strategy, self.spec),
-                               template=template, reference=True, task=_naming(task, row, strategy))
+        options, searched, judge, named = strategy_options(strategy, self.spec), bundle, None, _naming(task, row, strategy)
+        if self.spec.blind:      # the blind judge drafts; the reference judges the answer after (the stored verdict)
+            from domain_drafter.drafting.blind import blind_setup
+
+            setup = blind_setup(bundle, row["action"], self.evaluator(), options, named,
+                                use_tests=self.spec.blind != "no-tests")
+            options, searched, judge = setup.options, setup.bundle, setup.judge
+        result = search_action(searched, row["action"], backend, self.evaluator(), self._shared()[0],
+                               self._draft_options(row), options, template=template, judge=judge,
+                               reference=None if judge else True, task=named)
         if result.stopped is Stopped.CANCELLED:
             raise Cancelled()
         if result.stopped is Stopped.ERROR:
             raise ModelError(f"the model failed during the {strategy} of {row['domain']}/{row['action']} "
                              f"after {result.calls} calls: {result.error}")
         best = result.best
-        assert best is not None and best.judgement.evaluation is not None
+        assert best is not None
+        evaluation = best.judgement.evaluation
+        if self.spec.blind:
+            from domain_drafter.drafting.blind import reference_verdict
+
+            evaluation = reference_verdict(bundle, row["action"], best.answer, self.evaluator(), named).evaluation
+        assert evaluation is not None
         record = {"backend": backend.name, "strategy": strategy,
                   "prompt_format": getattr(backend, "prompt_format", "completion"),
                   "calls": result.calls, "generated_tokens": result.generated_tokens,
                   "prompt_tokens": result.prompt_tokens, "wall_s": result.wall_s,
                   "equivalent_at": result.equivalent_at, "search": result.to_dict()}
-        return Drafted(row["key"], best.answer, prompt_record(result.prompt), record,
-                       best.judgement.evaluation.to_dict())
+        if self.spec.blind:      # equivalent_at is the blind judge's acceptance; the stored verdict is the reference's
+            record.update(blind=self.spec.blind, blind_accepted=best.judgement.equivalent)
+        return Drafted(row["key"], best.answer, prompt_record(result.prompt), record, evaluation.to_dict())
 
     def _corrective(self, row: Mapping, backend, task: TaskState | None) -> Drafted:
         """The spec's linear corrective rounds (`retries`): each verdict is needed before the next prompt."""

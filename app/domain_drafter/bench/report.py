@@ -69,12 +69,12 @@ def write_report(results_path: Path, out: Path, *, with_paper: bool = False, fig
 def _strategies_html(stats) -> str:
     if not stats:
         return ""
-    from domain_drafter.bench.strategy_table import ROWS
+    from domain_drafter.bench.strategy_table import rows_of
 
     head = "<tr><th>strategy</th>" + "".join(f"<th>{html.escape(s.system)}</th>" for s in stats) + "</tr>"
     body = "".join("<tr><td>" + html.escape(label) + "</td>" + "".join(f"<td>{html.escape(cell(s))}</td>"
                                                                          for s in stats) + "</tr>"
-                   for label, cell in ROWS)
+                   for label, cell in rows_of(stats))
     return ("<h2>Strategies at equal cost</h2><p>Each strategy stops at the first proven Equivalent answer or when "
             "its budget of model calls is spent; the stored answer is the best one it found. Mean score: the "
             "agreement score (METHOD 6b) of that answer (syntax and semantic errors count 0).</p>"

@@ -30,7 +30,9 @@ _MODEL_KEYS = {"name", "model", "endpoint", "size_b", "api_key_env", "prompt_for
 _SERVING_KEYS = ("parallel", "timeout_s")
 _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", "first_seed", "examples", "k",
              "time_limit_s", "grammar", "retries", "feedback", "workers", "max_tokens", "n_ctx", "threads",
-             "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search", "generators"}
+             "reuse_prompt_cache", "batch", "models", "equivalence", "strategies", "search", "generators",
+             "blind"}
+BLIND_VALUES = (False, True, "no-tests")   # blind = true: drafted with the blind judge (drafting/blind.py)
 STRATEGIES = ("one-shot", "retries", "best-of", "search", "guided-search")
 _SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s", "repair",
                 "reheat", "rotate"}
@@ -90,12 +92,15 @@ class ExperimentSpec:
     strategies: tuple[str, ...] = ("one-shot",)   # how each task's answer is found (bench/strategies.py)
     search: dict = field(default_factory=dict)    # the [search] table: budget, width, children, feedback, ...
     generators: int | None = None      # generator processes for a local model (None: cores // threads)
+    blind: bool | str = False          # True / "no-tests": drafted with the blind judge (without the tests file)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         if list(self.strategies) == ["one-shot"] and not self.search:   # specs written before strategies existed
             data.pop("strategies")
             data.pop("search")
+        if not self.blind:                 # specs written before blind drafting keep their fingerprint
+            data.pop("blind")
         # prompt_format "completion" is left out so that specs written before it existed keep their fingerprint
         defaults = ModelSpec("")
         data["models"] = [{k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(m).items()
@@ -337,6 +342,12 @@ def spec_from_dict(data: dict[str, Any], where: Path | str | None = None, source
     if "search" in data:
         fields["search"] = _search_table(data["search"], lambda what, hint=None, key=None: fail(
             what, hint, ("search", key) if key else ("search",)))
+    if "blind" in data:
+        if data["blind"] not in BLIND_VALUES or (isinstance(data["blind"], int) and not isinstance(data["blind"], bool)):
+            fail(f"'blind' must be true, false or \"no-tests\", not {data['blind']!r}",
+                 "blind = true drafts with the blind judge (the domain's tests included); \"no-tests\" without "
+                 "the tests file", ("blind",))
+        fields["blind"] = data["blind"]
     if fields.get("feedback", "checks") not in FEEDBACK_KINDS:
         fail("feedback must be one of " + ", ".join(FEEDBACK_KINDS))
     if fields.get("equivalence", "proven") not in ("proven", "paper"):

@@ -3,7 +3,8 @@
 Read from the results file's rows: the verdict (class, and whether the proof finished), the
 agreement score (METHOD 6b) of the stored answer, and the generation record (model calls, tokens
 generated, seconds, and the call that found the first proven Equivalent). A one-shot answer is
-one call. `curve` gives the share of actions proven Equivalent within x model calls, for the figure.
+one call. A blind run (the spec's `blind`, drafting/blind.py) adds per system the answers the blind
+judge accepted and its false accepts: accepted, and the reference's verdict is not Equivalent. `curve` gives the share of actions proven Equivalent within x model calls, for the figure.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ class StrategyStats:
     wall_s: float
     found_at: tuple[int, ...] = field(default=())   # per task proven Equivalent: the call that found it
     by_quick_fix: int = 0      # of the proven Equivalent: a quick fix of a model's answer (drafting/search.py)
+    blind: bool = False        # drafted with the blind judge
+    blind_accepted: int = 0    # answers the blind judge accepted
+    false_accepts: int = 0     # of them, the reference's verdict is not Equivalent
 
     @property
     def equivalent_percent(self) -> float:
@@ -52,7 +56,9 @@ class StrategyStats:
                 "calls_per_action": round(self.per_action(self.calls), 2),
                 "tokens_per_action": round(self.per_action(self.tokens), 1),
                 "seconds_per_action": round(self.per_action(self.wall_s), 1), "found_at": list(self.found_at),
-                "by_quick_fix": self.by_quick_fix}
+                "by_quick_fix": self.by_quick_fix,
+                **({"blind": True, "blind_accepted": self.blind_accepted, "false_accepts": self.false_accepts}
+                   if self.blind else {})}
 
 
 def load_strategy_stats(path: str | Path) -> list[StrategyStats]:
@@ -67,7 +73,7 @@ def load_strategy_stats(path: str | Path) -> list[StrategyStats]:
         res = json.loads(result) if result else {}
         a = acc.setdefault(system, {"strategy": gen.get("strategy", "one-shot"), "tasks": 0, "eq": 0, "score": 0.0,
                                     "scored": 0, "calls": 0, "tokens": 0, "wall": 0.0, "found": [],
-                                    "fixed": 0})
+                                    "fixed": 0, "blind": bool(gen.get("blind")), "accepted": 0, "false": 0})
         a["tasks"] += 1
         is_eq = cls == "Equivalent" and proven is not None and bool(proven)
         stats = gen.get("stats") or {}
@@ -81,12 +87,16 @@ def load_strategy_stats(path: str | Path) -> list[StrategyStats]:
         if score is not None:
             a["score"] += float(score)
             a["scored"] += 1
+        if gen.get("blind_accepted"):
+            a["accepted"] += 1
+            a["false"] += cls != "Equivalent"
         if is_eq:
             a["eq"] += 1
             a["found"].append(int(gen.get("equivalent_at") or calls))
             a["fixed"] += _best_is_a_quick_fix(gen)
     return [StrategyStats(s, a["strategy"], a["tasks"], a["eq"], a["score"], a["scored"], a["calls"], a["tokens"],
-                          a["wall"], tuple(a["found"]), a["fixed"]) for s in order if (a := acc.get(s))]
+                          a["wall"], tuple(a["found"]), a["fixed"], a["blind"], a["accepted"], a["false"])
+            for s in order if (a := acc.get(s))]
 
 
 def _best_is_a_quick_fix(generation: dict) -> bool:
@@ -96,7 +106,7 @@ def _best_is_a_quick_fix(generation: dict) -> bool:
 
 
 def has_strategies(stats: list[StrategyStats]) -> bool:
-    return any(s.strategy != "one-shot" for s in stats)
+    return any(s.strategy != "one-shot" or s.blind for s in stats)
 
 
 ROWS = (("proven Equivalent %", lambda s: f"{s.equivalent_percent:.1f} ({s.proven_equivalent}/{s.tasks})"),
@@ -105,12 +115,20 @@ ROWS = (("proven Equivalent %", lambda s: f"{s.equivalent_percent:.1f} ({s.prove
         ("model calls per action", lambda s: f"{s.per_action(s.calls):.1f}"),
         ("tokens per action", lambda s: f"{s.per_action(s.tokens):.0f}"),
         ("seconds per action", lambda s: f"{s.per_action(s.wall_s):.1f}"))
+BLIND_ROWS = (("accepted by the blind judge", lambda s: f"{s.blind_accepted}/{s.tasks}" if s.blind else ""),
+              ("false accepts (accepted, proven Different)",
+               lambda s: f"{s.false_accepts}/{s.blind_accepted}" if s.blind else ""))
+
+
+def rows_of(stats: list[StrategyStats]) -> tuple:
+    """The table's rows: the blind judge's two beside the others when a system was drafted blind."""
+    return ROWS + BLIND_ROWS if any(s.blind for s in stats) else ROWS
 
 
 def strategies_markdown(stats: list[StrategyStats]) -> str:
     header = ["strategy"] + [s.system for s in stats]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for label, cell in ROWS:
+    for label, cell in rows_of(stats):
         lines.append("| " + " | ".join([label] + [cell(s) for s in stats]) + " |")
     return "\n".join(lines) + "\n"
 

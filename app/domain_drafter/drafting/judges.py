@@ -44,6 +44,7 @@ class Judgement:
     # the feedback's NoPlan words and landmarks and the search's dead answers read it, so it is explored once
     reach: tuple[Reachability, ...] | None = field(default=None, compare=False)
     findings: tuple = ()                  # without a reference: the invariant findings not dismissed (InvariantFinding)
+    accept_untested: bool = False         # the blind judge (drafting/blind.py): a domain without tests can accept
 
     @property
     def subclass(self) -> Subclass | None:
@@ -57,7 +58,8 @@ class Judgement:
             return self.evaluation.subclass is Subclass.EQUIVALENT and (proof is None or proof.proven)
         # no reference: the judge is the checks, the problems that must stay solvable, the domain tests and
         # the invariants the domain's other actions keep (planning/invariant_findings.py)
-        return (self.check.passed and bool(self.solvable) and all(self.solvable) and self.tests_total > 0
+        return (self.check.passed and bool(self.solvable) and all(self.solvable)
+                and (self.tests_total > 0 or self.accept_untested)
                 and self.tests_passed == self.tests_total and not self.findings)
 
     @property
@@ -147,11 +149,13 @@ def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,
     return judge
 
 
-def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: TaskState | None = None) -> Judge:
+def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: TaskState | None = None, *,
+                 use_tests: bool = True, accept_untested: bool = False) -> Judge:
     """Judge answers with no reference: the checks, which of the domain's problems stay solvable, and the
-    domain's tests (where it has a tests file): the failing cases are the feedback. Answers equal up to
-    renaming and order are judged once."""
-    tests = domain_tests_of(bundle)
+    domain's tests (where it has a tests file and `use_tests`): the failing cases are the feedback. Answers
+    equal up to renaming and order are judged once. `accept_untested`: without tests an answer can still be
+    accepted (the blind judge's rule, drafting/blind.py)."""
+    tests = domain_tests_of(bundle) if use_tests else None
     planner = KStarPlanner(k=1, time_limit_s=evaluator.planner.time_limit_s,
                            memory_limit_mb=evaluator.planner.memory_limit_mb, python=evaluator.planner.python)
     judged: dict[str, Judgement] = {}
@@ -169,7 +173,7 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
         solvable = problems_solvable(domain, bundle.problems, planner=planner, task=task)
         findings = invariant_findings_of(bundle, action, check)
         if tests is None:
-            return Judgement(check, None, solvable, findings=findings)
+            return Judgement(check, None, solvable, findings=findings, accept_untested=accept_untested)
         from domain_drafter.planning.domain_tests import run_tests
         from domain_drafter.planning.tests_report import TestSettings
         from domain_drafter.text.domain_tests import failures_in_words
@@ -178,7 +182,8 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
                            states=evaluator.states, task=task)
         passed = sum(1 for r in report.results if r.passed)
         return Judgement(check, None, solvable, passed, len(report.results),
-                         tuple(failures_in_words(report, FEEDBACK_CASES)), findings=findings)
+                         tuple(failures_in_words(report, FEEDBACK_CASES)), findings=findings,
+                         accept_untested=accept_untested)
     return judge
 
 

@@ -32,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_model_options(p, seed_help="seed for examples, descriptions and decoding (default 0)")
     add_draft_options(p)
     add_planner_options(p)
+    p.add_argument("--search", action="store_true", help="with --blind: each action by a search (drafting/search.py)")
+    p.add_argument("--blind", action="store_true",
+                   help="draft each action blind (its reference hidden; the checks, problems, invariants and tests "
+                        "judge, with the actions drafted so far in place), then compare the draft with the reference")
+    p.add_argument("--budget", type=int, default=16, metavar="CALLS",
+                   help="with --search --blind: model calls per action (default 16)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_draft_domain)
 
@@ -102,6 +108,12 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
     options = DraftOptions(description_class=DescriptionClass.parse(args.description_class), seed=args.seed,
                            decoding=DecodingOptions(seed=args.seed, speculate=args.speculate),
                            grammar=args.grammar, retries=args.retries)
+    if args.search and not args.blind:
+        raise UsageError("draft-domain --search needs --blind", hint="draft-domain DOMAIN --search --blind --out DIR")
+    if args.blind:
+        from domain_drafter.cli.commands.blind_domain import draft_domain_blind_command
+
+        return draft_domain_blind_command(args, bundle, out, options)
     backend = open_backend(args)   # a model that cannot load leaves no folder behind
     workspace = WorkingCopy.from_bundle(bundle)
     try:

@@ -37,6 +37,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         grammar=args.grammar,
         lock_signature=not args.free_signature, retries=args.retries,
         feedback=Feedback(args.feedback or ("all" if args.search else "checks")))
+    if args.blind and not args.search:      # a blind one-shot: one model call, judged blind
+        args.search, args.budget, args.width = True, 1, 1
     if args.search:
         from domain_drafter.drafting.presets import Preset, preset_options
 
@@ -137,17 +139,32 @@ def _generate_search(args: argparse.Namespace, bundle, action: str, backend, opt
                   f"score {n.score:.1%}{are}{same}", flush=True)
 
     with backend, evaluator(args) as judge, cancel_on_sigint() as task:
+        searched, blind_judge = bundle, None
+        if args.blind:              # the reference hidden from the judge and the feedback (drafting/blind.py)
+            from domain_drafter.drafting.blind import blind_setup
+
+            setup = blind_setup(bundle, action, judge, search, task)
+            searched, blind_judge, search = setup.bundle, setup.judge, setup.options
         if streaming:
-            print(f"-- {backend.name}: search for {bundle.name}/{action}: budget {search.budget} model calls, "
+            print(f"-- {backend.name}: {'blind ' if args.blind else ''}search for {bundle.name}/{action}: "
+                  f"budget {search.budget} model calls, "
                   f"{search.width} roots, {search.children} children per expansion, feedback "
                   f"{search.feedback.label}{', grammar' if args.grammar else ''}", flush=True)
-        result = search_action(bundle, action, backend, judge, load_bundled(), options, search, template=template,
-                               on_node=on_node, task=task)
-    best = result.best
+        result = search_action(searched, action, backend, judge, load_bundled(), options, search, template=template,
+                               judge=blind_judge, on_node=on_node, task=task)
+        best = result.best
+        reference = None
+        if args.blind and best is not None:      # for the report only: it never steered the search
+            from domain_drafter.drafting.blind import reference_verdict
+
+            reference = reference_verdict(bundle, action, best.answer, judge, task).evaluation
     if args.json:
         print(json.dumps({**result.to_dict(), "best_answer": best.answer if best else None,
                           "best_evaluation": best.judgement.evaluation.to_dict()
-                          if best and best.judgement.evaluation else None}, indent=2))
+                          if best and best.judgement.evaluation else None,
+                          **({"blind": True, "blind_accepted": bool(best and best.judgement.equivalent),
+                              "reference_verdict": reference.to_dict() if reference else None}
+                             if args.blind else {})}, indent=2))
     elif best is not None:
         print(f"\nstopped: {result.stopped.value}{': ' + result.error if result.error else ''}; {result.calls} model calls, "
               f"{result.generated_tokens} tokens generated, {result.wall_s:.0f} s")
@@ -155,6 +172,10 @@ def _generate_search(args: argparse.Namespace, bundle, action: str, backend, opt
         if best.judgement.evaluation is not None:
             print(format_evaluation(best.judgement.evaluation))
         print(best.answer.strip())
+        if reference is not None:
+            print(f"\nblind judge: {'accepted' if best.judgement.equivalent else 'not accepted'}")
+            print("reference verdict (for the report only; the search never saw it):")
+            print(format_evaluation(reference))
     if best is None:
         print(f"error: the search wrote no answer: {result.error or result.stopped.value}", file=sys.stderr)
         return 1
@@ -216,6 +237,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --search: no call may write an answer judged before; with --grammar too, a child "
                         "may not write a literal its parent's feedback told it to take out (the distinguishing "
                         "state's; uses the reference: feedback plans or all)")
+    p.add_argument("--blind", action="store_true",
+                   help="judge as if the action had no reference: its body hidden, the checks, the problems, the "
+                        "invariants and the domain's tests decide, checks feedback only (with --search; alone: one "
+                        "call); the reference's verdict on the answer is printed after, for the report only")
     p.add_argument("--json", action="store_true", help="print all rounds (or the ranked candidates) as JSON "
                                                        "instead of streaming")
     p.set_defaults(func=cmd_generate)

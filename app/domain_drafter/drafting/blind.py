@@ -1,0 +1,71 @@
+"""Blind drafting: an action judged as if its reference did not exist (issue 37, part 2).
+
+The author of a new action has its name, its parameters and its description, the domain's other
+actions, its problems and its tests, and nothing else. `blind_setup` gives the search exactly that:
+the bundle with the action's body hidden (its precondition and effect emptied, its header kept so
+the prompt and the grammar still know its signature), the checks judge over that bundle, and the
+search options with the feedback forced to `checks` (no distinguishing state, no landmark of the
+reference) and without `forbid_removed` (it reads the reference's distinguishing state); guided
+blind search keeps only `refuse_judged`.
+
+Acceptance rule (the blind judge's `Judgement.equivalent`): an answer is accepted when
+- it passes the syntax and semantic checks against the domain's vocabulary;
+- every problem of the domain stays solvable with the answer in place;
+- no undismissed invariant finding holds of it (breaks-invariant, never-applies, changes-nothing;
+  planning/invariant_findings.py);
+- every case of the domain's tests passes, when the domain has a tests file (a domain without
+  tests is judged by the first three alone).
+Among answers not accepted the ranking is the checks judge's key: passing the checks first, then
+the share of problems solvable and test cases passed.
+
+After the search the reference may judge the returned answer, but for the report only
+(`reference_verdict`): it never steers the search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from domain_drafter.core.bundle import DomainBundle
+from domain_drafter.core.tasks import TaskState
+from domain_drafter.drafting.judges import Judge, checks_judge, reference_judge
+from domain_drafter.drafting.options import Feedback, SearchOptions
+from domain_drafter.planning.evaluate import Evaluator
+
+
+@dataclass(frozen=True)
+class BlindSetup:
+    """What a blind search runs with: the bundle with the action's body hidden, its judge and options."""
+
+    bundle: DomainBundle
+    judge: Judge
+    options: SearchOptions
+
+
+def hidden_bundle(bundle: DomainBundle, action: str) -> DomainBundle:
+    """The bundle with `action`'s precondition and effect emptied: its header (name, parameters) and
+    description stay, as an author drafting it would know them."""
+    action = bundle.require_action(action)
+    schema = bundle.domain.action(action)
+    domain = bundle.domain.with_action(replace(schema, precondition=(), effect=()))
+    return replace(bundle, domain=domain, domain_text=domain.to_pddl())
+
+
+def blind_options(options: SearchOptions) -> SearchOptions:
+    """The search options a blind search runs with: checks feedback, no `forbid_removed`."""
+    return replace(options, feedback=Feedback.CHECKS, forbid_removed=False)
+
+
+def blind_setup(bundle: DomainBundle, action: str, evaluator: Evaluator, options: SearchOptions,
+                task: TaskState | None = None, *, use_tests: bool = True) -> BlindSetup:
+    """The hidden bundle, the checks judge over it, and the blind options (see the module's docstring).
+    `use_tests` False: the domain's tests file is left out (the checks, solvability and invariants only)."""
+    hidden = hidden_bundle(bundle, action)
+    judge = checks_judge(hidden, action, evaluator, task, use_tests=use_tests, accept_untested=True)
+    return BlindSetup(hidden, judge, blind_options(options))
+
+
+def reference_verdict(bundle: DomainBundle, action: str, answer: str, evaluator: Evaluator,
+                      task: TaskState | None = None):
+    """The reference's judgement of the returned answer: for the report only."""
+    return reference_judge(bundle, action, evaluator, task)(answer)

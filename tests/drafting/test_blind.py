@@ -1,0 +1,99 @@
+"""Blind drafting (issue 37): the reference action is hidden from the judge and the feedback, on a real tiny model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.core.model import ActionSchema
+from domain_drafter.drafting.blind import blind_setup, hidden_bundle, reference_verdict
+from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
+from domain_drafter.drafting.search import search_action
+from domain_drafter.llm.backend import DecodingOptions
+from domain_drafter.planning.evaluate import Evaluator, VerdictCache
+from domain_drafter.planning.kstar import KStarPlanner
+from domain_drafter.planning.plan_cache import PlanCache
+
+SHORT = DecodingOptions(max_tokens=48)
+
+
+@pytest.fixture(scope="module")
+def evaluator(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("blind-eval")
+    planner = KStarPlanner()
+    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
+                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
+        yield ev
+
+
+def _blind_tree(bundle, backend, evaluator, action="put-down"):
+    setup = blind_setup(bundle, action, evaluator, SearchOptions(budget=4, width=2, children=2, feedback=Feedback.ALL,
+                                                                 forbid_removed=True))
+    result = search_action(setup.bundle, action, backend, evaluator, load_bundled(),
+                           DraftOptions(decoding=SHORT, grammar=True), setup.options, judge=setup.judge)
+    return setup, result
+
+
+def test_blind_search_is_the_same_whether_the_reference_action_is_there_or_not(tiny_backend, evaluator, bundles):
+    original = bundles["blocksworld"]
+    schema = original.domain.action("put-down")
+    # a copy of the domain whose put-down is gone: replaced by one with a different body altogether
+    other = ActionSchema(schema.name, schema.parameters, (), schema.effect[:1])
+    without = replace(original, domain=original.domain.with_action(other))
+    assert without.domain.action("put-down") != schema
+    setup, present = _blind_tree(original, tiny_backend, evaluator)
+    _, absent = _blind_tree(without, tiny_backend, evaluator)
+    assert setup.options.feedback is Feedback.CHECKS and not setup.options.forbid_removed
+    assert setup.bundle.domain.action("put-down").precondition == () == setup.bundle.domain.action("put-down").effect
+    assert present.calls == 4 and len(present.nodes) >= 4
+    for a, b in zip(present.nodes, absent.nodes, strict=True):     # answers, verdicts, order and feedback
+        assert (a.id, a.parent, a.answer, a.judgement.verdict, a.judgement.key, a.feedback) == \
+               (b.id, b.parent, b.answer, b.judgement.verdict, b.judgement.key, b.feedback)
+        assert a.judgement.evaluation is None                      # the blind judge never proves against anything
+
+
+def test_the_blind_judge_accepts_the_reference_text_and_the_reference_verdict_is_separate(evaluator, bundles):
+    bundle = bundles["gripper"]
+    answer = bundle.domain.action("pick").to_pddl(indent="")
+    setup = blind_setup(bundle, "pick", evaluator, SearchOptions(budget=1))
+    blind = setup.judge(answer)
+    assert blind.equivalent and blind.evaluation is None and not blind.findings
+    assert blind.tests_total > 0 and blind.tests_passed == blind.tests_total
+    verdict = reference_verdict(bundle, "pick", answer, evaluator)
+    assert verdict.evaluation is not None and verdict.equivalent
+    # a pick that forgets (not (at ?obj ?room)): the blind judge refuses it on an invariant finding
+    schema = bundle.domain.action("pick")
+    loose = replace(schema, effect=tuple(l for l in schema.effect if not (not l.positive and l.atom.predicate == "at")))
+    assert len(loose.effect) == len(schema.effect) - 1
+    refused = setup.judge(loose.to_pddl(indent=""))
+    assert not refused.equivalent and refused.findings
+
+
+def test_hidden_bundle_keeps_the_header_and_refuses_an_unknown_action(bundles):
+    hidden = hidden_bundle(bundles["gripper"], "drop")
+    assert hidden.domain.action("drop").parameters == bundles["gripper"].domain.action("drop").parameters
+    assert "(:action drop" in hidden.domain_text
+    with pytest.raises(Exception, match="no action 'fly'"):
+        hidden_bundle(bundles["gripper"], "fly")
+
+
+def test_without_the_tests_file_the_blind_judge_accepts_on_checks_solvability_and_invariants(evaluator, bundles):
+    bundle = bundles["gripper"]
+    answer = bundle.domain.action("pick").to_pddl(indent="")
+    setup = blind_setup(bundle, "pick", evaluator, SearchOptions(budget=1), use_tests=False)
+    blind = setup.judge(answer)
+    assert blind.equivalent and blind.tests_total == 0 and all(blind.solvable)
+    idle = replace(bundle.domain.action("pick"), effect=())       # changes nothing: refused without tests too
+    refused = setup.judge(idle.to_pddl(indent=""))
+    assert not refused.equivalent
+
+
+def test_blind_guided_search_keeps_refuse_judged_and_drops_forbid_removed():
+    from domain_drafter.drafting.blind import blind_options
+    from domain_drafter.drafting.presets import Preset, preset_options
+
+    guided = blind_options(preset_options(Preset.GUIDED_SEARCH, budget=4))
+    assert guided.refuse_judged and not guided.forbid_removed and guided.feedback is Feedback.CHECKS
+    assert guided.budget == 4
