@@ -19,18 +19,14 @@ from pathlib import Path
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.toml_source import TomlSource
-from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
+from domain_drafter.core.user_domains import ensure_user_copy, file_read_from, is_bundled
 
 DISMISSED_FILE = "dismissed.toml"
 
 
 def dismissals_file(bundle: DomainBundle) -> Path:
     """Where the domain's dismissals are read from: the user's copy's file for a bundled domain once it has one."""
-    if is_bundled(bundle.folder):
-        mine = user_copy_folder(bundle) / DISMISSED_FILE
-        if mine.is_file():
-            return mine
-    return bundle.folder / DISMISSED_FILE
+    return file_read_from(bundle, DISMISSED_FILE)
 
 
 def read_dismissals(bundle: DomainBundle) -> dict[str, frozenset[str]]:

@@ -15,16 +15,12 @@ from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
 from domain_drafter.core.errors import DrafterError
 from domain_drafter.core.model import Domain
 from domain_drafter.core.tests_reader import parse_tests
-from domain_drafter.core.user_domains import ensure_user_copy, is_bundled, user_copy_folder
+from domain_drafter.core.user_domains import ensure_user_copy, file_read_from, is_bundled
 
 
 def tests_file_of(bundle: DomainBundle) -> Path:
     """The tests file the domain's tests are read from: the user's copy's, for a bundled domain whose copy has one."""
-    if is_bundled(bundle.folder):
-        mine = user_copy_folder(bundle) / TESTS_FILE
-        if mine.is_file():
-            return mine
-    return bundle.folder / TESTS_FILE
+    return file_read_from(bundle, TESTS_FILE)
 
 
 def writable_tests_file(bundle: DomainBundle) -> Path:

@@ -31,6 +31,16 @@ def user_copy_folder(bundle: DomainBundle) -> Path:
     return data_dir() / USER_DOMAINS_DIR / bundle.folder.name
 
 
+def file_read_from(bundle: DomainBundle, name: str) -> Path:
+    """Where the domain's file `name` (its tests, its dismissals) is read from: the user's copy's, for a bundled
+    domain whose copy has one; else the domain's own folder."""
+    if is_bundled(bundle.folder):
+        mine = user_copy_folder(bundle) / name
+        if mine.is_file():
+            return mine
+    return bundle.folder / name
+
+
 def ensure_user_copy(bundle: DomainBundle) -> Path:
     """The user's copy of `bundle`'s folder, copied from it now if there is none yet (an existing copy,
     with the problems saved into it, is kept as it is)."""
