@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import random
+import re
+from dataclasses import replace
 
 import pytest
 from tests.conftest import all_reference_actions
 
 from domain_drafter.core.answers import check_answer
+from domain_drafter.core.model import Atom, Literal
+from domain_drafter.drafting.blind import hidden_bundle
 from domain_drafter.llm.grammar import ActionGrammar
 
 REFERENCE = all_reference_actions()
@@ -32,6 +36,34 @@ def test_every_sampled_sentence_passes_syntax_and_semantic_checks(bundles, domai
         assert grammar.is_complete(sentence)
         report = check_answer(sentence, b.domain, action)
         assert report.passed, (sentence, report.findings)
+
+
+@pytest.mark.parametrize(("domain", "action"), REFERENCE)
+def test_a_blind_grammar_is_the_grammar_and_admits_the_reference(bundles, domain, action):
+    """The grammar reads the domain's other actions, never the target's body: with the body hidden (a blind
+    search, drafting/blind.py) it is the same grammar, and it still admits the reference. Before, a predicate
+    only the hidden action changes (track-building's has-track) was kept out of the effect."""
+    b = bundles[domain]
+    grammar = ActionGrammar(b.domain, action)
+    blind = ActionGrammar(hidden_bundle(b, action).domain, action)
+    assert blind.to_gbnf() == grammar.to_gbnf()
+    assert blind.is_complete(b.domain.action(action).to_pddl(indent=""))
+
+
+def test_a_predicate_other_actions_negate_is_never_changed_without_negative_preconditions(bundles):
+    """Changing it would make another action's negation one of a fluent (a BPError with the answer in place)."""
+    domain = bundles["track-building"].domain
+    move = domain.action("move-train")
+    never_back = Literal(Atom("forward", ("?next", "?cur")), positive=False)
+    domain = domain.with_action(replace(move, precondition=(*move.precondition, never_back)))
+
+    def effect_predicates(target):
+        return {re.match(r"\((?:not \()?([^ )]+)", lit).group(1)
+                for lit in ActionGrammar(domain, target).literal_sets()[1]}
+
+    assert "forward" not in effect_predicates("build-track")
+    assert "has-track" in effect_predicates("build-track")          # only the target changes it: still offered
+    assert "forward" in effect_predicates("move-train")              # its own negation is the guard's to refuse
 
 
 @pytest.mark.parametrize("mistake", [

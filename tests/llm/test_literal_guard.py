@@ -296,3 +296,27 @@ def test_an_effect_literal_that_leaves_only_judged_answers_is_refused_as_early_a
     other = LiteralGuard(literals, judged=[judged.replace("(at ?truck ?to))\n", "(at ?truck ?from))\n")])
     other.text = head + "(not (at ?truck ?from))"
     assert not other.repeats(" (not (at ?truck ?to))", other.state())   # judged with another precondition
+
+
+def test_an_effect_on_a_predicate_the_precondition_negates_is_refused_without_negative_preconditions(bundles):
+    """Track-building has no :negative-preconditions: an answer that negates `has-track` in its precondition and
+    builds the track is a BPError with itself in place, so the guard refuses that effect; with the flag off it
+    does not (the flag is what refuses it)."""
+    grammar = ActionGrammar(bundles["track-building"].domain, "build-track")
+    assert grammar.static_negations
+    head = "(:action build-track\n  :parameters (?loc - location)\n  :precondition (and "
+    for static_negations in (True, False):
+        guard = LiteralGuard(grammar.literal_sets(), static_negations=static_negations)
+        guard.text = head + "(agent-at ?loc) (not (has-track ?loc)))\n  :effect (and "
+        state = guard.state()
+        assert guard.repeats("(has-track ?loc)", state) is static_negations
+        assert guard.repeats("(has", state) is static_negations              # as early as it is certain
+        assert not guard.repeats("(agent-at ?loc)", state)                   # another predicate stays open
+    guard = LiteralGuard(grammar.literal_sets(), static_negations=True)
+    guard.text = head + "(agent-at ?loc))\n  :effect (and "
+    assert not guard.repeats("(has-track ?loc)", guard.state())              # nothing negated: nothing refused
+
+
+def test_the_grammar_tells_the_guard_to_keep_negations_static_only_without_negative_preconditions(bundles):
+    assert ActionGrammar(bundles["gripper"].domain, "pick").decoding(DecodingOptions()).static_negations
+    assert not ActionGrammar(bundles["hiking"].domain, "walk").decoding(DecodingOptions()).static_negations

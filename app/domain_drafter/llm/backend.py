@@ -73,6 +73,9 @@ class DecodingOptions:
     # With literals: those the precondition and the effect may not hold at all (a guided search child told to take
     # them out of its parent's answer); refused like repeats. None: none.
     forbidden: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # With literals, and no :negative-preconditions in the domain: the effect may not change a predicate the precondition
+    # negates (a negated predicate must stay static, with the answer in place; ActionGrammar.static_negations).
+    static_negations: bool = False
     # Answers judged before (their texts): the effect is not closed into one of them, so a guided search's call
     # writes a new answer (llm/literal_guard.py under the grammar, llm/answer_tabu.py without). None: none.
     judged: tuple[str, ...] | None = field(default=None, repr=False)

@@ -22,6 +22,7 @@ from functools import cached_property
 import regex
 
 from domain_drafter.core.model import EQUALITY, OBJECT, ActionSchema, Domain, typed_list
+from domain_drafter.llm.literal_guard import changes_what_it_negates
 
 # Each section holds at most this many literals, so an answer always fits the paper's 300-token budget.
 DEFAULT_MAX_LITERALS = 10
@@ -117,7 +118,16 @@ class ActionGrammar:
     def _build(self) -> None:
         domain = self.domain
         allow_negation = domain.has_requirement("negative-preconditions")
-        negatable = [p for p in domain.predicates if allow_negation or p.name not in domain.fluent_predicates]
+        # Without :negative-preconditions only a static predicate may be negated, and an answer is judged with
+        # itself in place (issue 43): so the grammar reads the domain's OTHER actions only, never the target's own
+        # body (hidden in a blind search, and a leak in any other). A predicate they change may not be negated;
+        # one they negate may not be changed (that would make their negations negations of a fluent). An answer
+        # that negates a predicate and changes it too is refused by the literal guard (`static_negations`).
+        others = [a for a in domain.actions if a.name != self.reference.name]
+        changed = {lit.atom.predicate for a in others for lit in a.effect}
+        negated = {lit.atom.predicate for a in others for lit in a.precondition
+                   if not lit.positive and lit.atom.predicate != EQUALITY}
+        negatable = [p for p in domain.predicates if allow_negation or p.name not in changed]
         atom = self._atom_rule("atom", domain.predicates)
         neg_atom = self._atom_rule("neg-atom", negatable)
         pre_options: list = [_Ref(atom)] if atom else []
@@ -129,11 +139,7 @@ class ActionGrammar:
                 eq = _Seq((_Lit(f"({EQUALITY} "), _Ref(eq_arg), _Lit(" "), _Ref(eq_arg), _Lit(")")))
                 self._rules["equality"] = eq
                 pre_options += [_Ref("equality"), _Seq((_Lit("(not "), _Ref("equality"), _Lit(")")))]
-        # Issue 43: an answer is judged with itself in place, so an effect on a predicate the domain keeps static
-        # would make its negations (the answer's own, or another action's) negations of a fluent, which needs
-        # :negative-preconditions. Without it, effects change only what some action of the domain changes.
-        changeable = domain.predicates if allow_negation else [p for p in domain.predicates
-                                                               if p.name in domain.fluent_predicates]
+        changeable = domain.predicates if allow_negation else [p for p in domain.predicates if p.name not in negated]
         eff_atom = self._atom_rule("eff-atom", changeable) if not allow_negation else atom
         eff_options: list = [_Ref(eff_atom), _Seq((_Lit("(not "), _Ref(eff_atom), _Lit(")")))] if eff_atom else []
         self._rules["pre-literal"] = _Alt(tuple(pre_options))
@@ -197,7 +203,21 @@ class ActionGrammar:
         return regex.compile(render(self._rules["root"]))
 
     def sample(self, rng) -> str:
-        """A random sentence of the language (`rng` is a random.Random): for tests and previews."""
+        """A random sentence of the language that the literal guard also allows (`rng` is a random.Random): for
+        tests and previews."""
+        for _ in range(200):
+            sentence = self._walk(rng)
+            if not self.static_negations or not changes_what_it_negates(sentence):
+                return sentence
+        return sentence
+
+    @property
+    def static_negations(self) -> bool:
+        """True when a negated predicate must stay static (no :negative-preconditions): the literal guard then
+        refuses an effect on a predicate the answer's precondition negates (llm/literal_guard.py)."""
+        return not self.domain.has_requirement("negative-preconditions")
+
+    def _walk(self, rng) -> str:
         def walk(node) -> str:
             if isinstance(node, _Lit):
                 return node.text
@@ -254,7 +274,8 @@ class ActionGrammar:
     def decoding(self, decoding):
         """`decoding` (llm.backend.DecodingOptions) constrained to this grammar: its GBNF, and its literals so
         that the local backend never writes a literal twice in one section."""
-        return replace(decoding, grammar=self.to_gbnf(), literals=self.literal_sets())
+        return replace(decoding, grammar=self.to_gbnf(), literals=self.literal_sets(),
+                       static_negations=self.static_negations)
 
     def accepts_prefix(self, text: str) -> bool:
         """True if `text` can still be extended to a sentence of the language."""

@@ -17,7 +17,9 @@ them out of its parent's answer) are refused like repeats from the start of thei
 answer's sections would hold the same literals as one of them (the signature is the grammar's), so a call that would
 repeat one writes another literal instead of being wasted; and an effect literal after which every effect that can
 still follow is judged (a dead end: measured on depot `drive`, ten calls in a row wrote the one answer that the two
-literals `(not (at ?truck ?from)) (not (at ?truck ?to))` leave) is refused like a repeat, as early as that is certain. Neither bans the last way on, so decoding
+literals `(not (at ?truck ?from)) (not (at ?truck ?to))` leave) is refused like a repeat, as early as that is certain.
+With `static_negations` (a domain without :negative-preconditions), an effect literal on a predicate the precondition
+negates is refused like a repeat: a negated predicate must stay static. None of these bans the last way on, so decoding
 cannot dead-end (when every way on repeats, the repeat is written). Outside the precondition's
 and the effect's conjunctions it does nothing.
 """
@@ -72,6 +74,24 @@ def _spelled(literal: str) -> str:
     return " ".join(literal.replace("(", " ( ").replace(")", " ) ").split()).replace("( ", "(").replace(" )", ")")
 
 
+def _predicate(literal: str) -> str:
+    """The predicate a literal, written as the grammar writes it, is about."""
+    atom = literal[5:-1] if literal.startswith("(not ") else literal
+    return atom[1:].split(" ", 1)[0].rstrip(")")
+
+
+def negated_predicates(precondition: Iterable[str]) -> frozenset[str]:
+    """The predicates a precondition's literals negate."""
+    return frozenset(_predicate(lit) for lit in precondition if lit.startswith("(not "))
+
+
+def changes_what_it_negates(text: str) -> bool:
+    """True if an action's effect changes a predicate its precondition negates: without :negative-preconditions
+    a negated predicate must be static, and the answer is judged with itself in place, so it is a BPError."""
+    pre, eff = written_literals(text)
+    return bool(negated_predicates(pre) & {_predicate(lit) for lit in eff})
+
+
 def effect_closed(text: str) -> bool:
     """True once the effect's conjunction of an action's text is closed."""
     text = " ".join(text.split())
@@ -115,8 +135,11 @@ class LiteralGuard:
 
     def __init__(self, literals: tuple[Iterable[str], Iterable[str]],
                  forbidden: tuple[Iterable[str], Iterable[str]] | None = None,
-                 judged: Iterable[str] | None = None):
+                 judged: Iterable[str] | None = None, *, static_negations: bool = False):
         self._literals = tuple(frozenset(section) for section in literals)
+        # the effect may not change a predicate the precondition negates (no :negative-preconditions in the domain)
+        self._static_negations = static_negations
+        self._kept_static: dict[frozenset[str], frozenset[str]] = {}
         # literals the section may not hold at all (a search child told to take them out), as if written already
         self._forbidden = tuple(frozenset(section) for section in forbidden) if forbidden else (frozenset(),) * 2
         # answers the effect may not be closed into (the texts of answers judged before), as their sections' literals
@@ -154,7 +177,18 @@ class LiteralGuard:
         if partial is None:
             return None
         refused = written | {_complement(lit) for lit in written} | self._forbidden[section]
+        if section == 1 and self._static_negations:
+            refused |= self._kept_static_by(written_literals(self.text)[0])
         return section, refused, partial
+
+    def _kept_static_by(self, precondition: frozenset[str]) -> frozenset[str]:
+        """The effect literals on a predicate `precondition` negates: refused like repeats, for a negated predicate
+        must stay static."""
+        if precondition not in self._kept_static:
+            negated = negated_predicates(precondition)
+            self._kept_static[precondition] = frozenset(
+                lit for lit in self._literals[1] if _predicate(lit) in negated) if negated else frozenset()
+        return self._kept_static[precondition]
 
     def closes_judged(self, piece: str) -> bool:
         """True if `piece`, which closes the effect's conjunction, makes an answer judged before."""
@@ -182,6 +216,7 @@ class LiteralGuard:
             if near:
                 spelled = {_spelled(lit): lit for lit in self._literals[1]}
                 forbidden = {_spelled(lit) for lit in self._forbidden[1]}
+                forbidden |= {_spelled(lit) for lit in self._kept_static_by(pre)} if self._static_negations else set()
                 free = {lit for lit in spelled if lit not in eff and _complement(lit) not in eff
                         and lit not in forbidden}
                 for lit in free:
