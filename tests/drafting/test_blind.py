@@ -54,6 +54,36 @@ def test_blind_search_is_the_same_whether_the_reference_action_is_there_or_not(t
         assert a.judgement.evaluation is None                      # the blind judge never proves against anything
 
 
+def test_a_blind_search_is_the_same_when_the_action_was_never_written(tiny_backend, evaluator, bundles, tmp_path):
+    """The stronger form: the reference action deleted from a copy of the domain's FILES (domain.pddl without it,
+    the descriptions, problems and tests as they are), loaded from disk, and only its header added back, as an
+    author drafting it would hold it (at the end of the domain: the author knows no place for it). Nothing but the
+    header can reach the search, the grammar, the prompt or the judge: the same tree as with the action present."""
+    import dataclasses
+    import shutil
+
+    from domain_drafter.core.bundle import load_bundle
+
+    original = bundles["blocksworld"]
+    schema = original.domain.action("put-down")
+    folder = shutil.copytree(original.folder, tmp_path / "blocksworld")
+    text = (folder / "domain.pddl").read_text()
+    start = text.index("(:action put-down")
+    end = text.index("(:action", start + 1)
+    (folder / "domain.pddl").write_text(text[:start] + text[end:])
+    deleted = load_bundle(folder)
+    assert "put-down" not in deleted.domain.action_map
+    header = ActionSchema(schema.name, schema.parameters, (), ())
+    domain = dataclasses.replace(deleted.domain, actions=deleted.domain.actions + (header,))
+    drafted = dataclasses.replace(deleted, domain=domain, domain_text=domain.to_pddl())
+    _, present = _blind_tree(original, tiny_backend, evaluator)
+    _, never = _blind_tree(drafted, tiny_backend, evaluator)
+    assert present.calls == 4
+    for a, b in zip(present.nodes, never.nodes, strict=True):
+        assert (a.id, a.parent, a.answer, a.judgement.verdict, a.judgement.key, a.feedback) == \
+               (b.id, b.parent, b.answer, b.judgement.verdict, b.judgement.key, b.feedback)
+
+
 def test_the_blind_judge_accepts_the_reference_text_and_the_reference_verdict_is_separate(evaluator, bundles):
     bundle = bundles["gripper"]
     answer = bundle.domain.action("pick").to_pddl(indent="")
