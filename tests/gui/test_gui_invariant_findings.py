@@ -2,10 +2,13 @@
 they show and listed in the Tests panel, where Dismiss saves with the domain and Restore brings them back.
 
 Real parts: the main window offscreen, the real evaluator and invariant judge in the window's worker, real files
-in a private data folder (the bundled gripper is read-only: its dismissals go to the user's copy).
+in a private data folder (the bundled gripper is read-only: its dismissals go to the user's copy). Then the
+starter cases of a domain without tests: offered in the Tests panel, kept, run, and failing on a wrong pick.
 """
 
 from __future__ import annotations
+
+import shutil
 
 from gui_helpers import JOB_TIMEOUT_MS, run_job, select
 from PySide6.QtCore import Qt
@@ -13,6 +16,7 @@ from PySide6.QtCore import Qt
 from domain_drafter.core.bundle import bundled_root
 from domain_drafter.core.dismissals import read_dismissals
 from domain_drafter.gui.editor.code_editor import MarkKind
+from domain_drafter.planning.tests_report import Verdict
 
 # gripper's pick without (not (at ?obj ?room)): the ball is in the room and in the gripper at once
 PICK_KEEPS_AT = """(:action pick
@@ -20,6 +24,7 @@ PICK_KEEPS_AT = """(:action pick
   :precondition (and (at ?obj ?room) (at-robby ?room) (free ?g))
   :effect (and (carry ?obj ?g) (not (free ?g))))"""
 KEY = "breaks (at ?0 *) (carry ?0 *)"
+RUN_MS = 60_000
 
 
 def warnings(window) -> list:
@@ -107,3 +112,43 @@ def test_the_reference_pick_has_no_finding_and_another_action_clears_the_list(qt
     assert box.rows() == [(KEY, False)]
     select(qtbot, window, "gripper", "drop")
     assert box.rows() == [] and box.report is None
+
+
+def test_starter_cases_are_offered_for_a_domain_without_tests_and_a_kept_one_runs_and_catches_a_wrong_pick(
+        qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
+    folder = tmp_path / "my-gripper"
+    shutil.copytree(bundled_root() / "gripper", folder)
+    (folder / "tests.toml").unlink()
+    assert run_job(qtbot, window, lambda: window.open_domain_folder(folder)) == ("open", "finished")
+    dock = window.domain_tests
+    dock.show()
+    starters = dock.panel.starters
+    qtbot.waitUntil(lambda: bool(starters.ids()), timeout=RUN_MS)
+    assert starters.isVisibleTo(dock.panel) and "has no tests yet" in dock.panel.summary.text()
+    assert {"p01-stays-solvable", "p01-plan-stays-valid", "never-at-with-carry"} <= set(starters.ids())
+    assert not starters.keep_button.isEnabled()
+    starters.select("never-at-with-carry")
+    assert "[cases.never-at-with-carry]" in starters.list.currentItem().toolTip()
+
+    # Keep as test: written beside the domain, then the runner runs it (green) and it is offered no more
+    qtbot.mouseClick(starters.keep_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Kept never-at-with-carry as a test" in window.status_label.text(), timeout=RUN_MS)
+    assert "[cases.never-at-with-carry]" in (folder / "tests.toml").read_text(encoding="utf-8")
+    qtbot.waitUntil(lambda: dock.last is not None and "never-at-with-carry" in dock.last.tests.names
+                    and bool(starters.ids()), timeout=RUN_MS)
+    [row] = dock.panel.model.rows
+    assert (row.name, row.verdict) == ("never-at-with-carry", Verdict.PASS)
+    assert "never-at-with-carry" not in starters.ids() and "p01-stays-solvable" in starters.ids()
+
+    # the authoring window's working copy with the wrong pick accepted: the kept case fails there
+    window.authoring_action.trigger()
+    authoring = window.authoring_windows[-1]
+    qtbot.waitUntil(lambda: authoring.tests.last is not None, timeout=RUN_MS)
+    authoring.workspace.save(tmp_path / "draft")
+    authoring.select("pick")
+    authoring.editor.setPlainText(PICK_KEEPS_AT)
+    with qtbot.waitSignal(authoring.tests.ran, timeout=RUN_MS):
+        qtbot.mouseClick(authoring.accept_button, Qt.MouseButton.LeftButton)
+    verdicts = {r.name: r.verdict for r in authoring.tests.last.report.results}
+    assert verdicts == {"never-at-with-carry": Verdict.FAIL}

@@ -1,6 +1,7 @@
 """The Tests panel: the domain's test cases green (pass), red (fail) or grey (unproven, not run), and the
 evidence of the one clicked (its plan, the step and atoms that matter, the state, the reason), and under the
-cases the invariant findings on the judged action (findings_box.py: Dismiss / Restore).
+cases the invariant findings on the judged action (findings_box.py: Dismiss / Restore) and, for a domain with
+few tests, the starter cases to keep (starters_box.py).
 
 A view over the engine's plain data (core.domain_tests cases, planning.tests_report results): it runs
 nothing and writes nothing. Its buttons say what the user asked for through signals; the authoring
@@ -34,6 +35,7 @@ from domain_drafter.gui.look.colours import current_scheme
 from domain_drafter.gui.panels.distinguishing_state import _plain_label, fit_to_rows
 from domain_drafter.gui.panels.findings_box import InvariantFindingsBox
 from domain_drafter.gui.panels.item_models import PlanStepListModel
+from domain_drafter.gui.panels.starters_box import StarterCasesBox
 from domain_drafter.planning.tests_report import CaseResult, TestsReport, Verdict
 
 Index = QModelIndex | QPersistentModelIndex
@@ -256,6 +258,8 @@ class TestsPanel(QWidget):
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.list)
         left.addWidget(self.findings)
+        self.starters = StarterCasesBox()        # for a domain with few tests: what the engine knows, to keep
+        left.addWidget(self.starters)
         split = QSplitter()
         for widget in (left, self.evidence, fix_box):
             split.addWidget(widget)

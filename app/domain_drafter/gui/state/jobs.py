@@ -116,3 +116,18 @@ def save_dismissal_job(bundle: DomainBundle, action: str, key: str, dismiss: boo
     task.report(0, 1, f"{'dismissing' if dismiss else 'restoring'} a finding of {action}")
     save_dismissal(bundle, action, key, dismiss=dismiss)
     return dismissed_for(bundle, action)
+
+
+def starters_job(bundle: DomainBundle, tests, plans, *, task: TaskState):
+    """The starter cases of `bundle`'s domain (planning/starter_cases.py): plans from `plans`, a PlanCache."""
+    from domain_drafter.planning.starter_cases import starter_cases
+
+    return starter_cases(bundle, tests, plans=plans, task=task)
+
+
+def keep_starter_job(bundle: DomainBundle, starter, *, task: TaskState) -> tuple[Path, str]:
+    """Append the starter to the domain's writable tests file; the file written and the case's name."""
+    from domain_drafter.planning.starter_cases import keep_starter
+
+    task.report(0, 1, f"keeping {starter.id} as a test")
+    return keep_starter(bundle, starter)
