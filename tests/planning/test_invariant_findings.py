@@ -65,6 +65,9 @@ def test_a_pick_that_keeps_the_ball_in_the_room_is_flagged_with_the_state_and_th
     # the state is reachable in the domain with the answer in place, and shows both atoms
     after = _replay(gripper, "pick", schema, finding.problem, (*finding.prefix, finding.step))
     assert set(finding.atoms) <= after
+    # the state the step applies in is the one the prefix reaches
+    assert set(finding.state) == _replay(gripper, "pick", schema, finding.problem, finding.prefix)
+    assert "(at ball1 rooma)" in finding.state and "(carry ball1 left)" not in finding.state
 
 
 def test_a_pick_that_loses_the_ball_is_flagged(bundles):
@@ -108,6 +111,10 @@ def test_a_dismissed_finding_is_kept_apart(bundles):
     report = judge_action(gripper.domain, problems, "pick", check.action, dismissed={"breaks (at ?0 *) (carry ?0 *)"})
     assert report.findings == () and [f.kind for f in report.dismissed] == [FindingKind.BREAKS_INVARIANT]
     assert json.loads(json.dumps(report.to_dict()))["dismissed"][0]["step"] == "(pick ball1 rooma left)"
+    # restoring it (no key dismissed now) brings it back among the findings, with nothing found again
+    restored = report.with_dismissed(())
+    assert restored.findings == report.dismissed and restored.dismissed == ()
+    assert restored.with_dismissed({"breaks (at ?0 *) (carry ?0 *)"}) == report
 
 
 def _equivalent_answers():

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from domain_drafter.core.bundle import DomainBundle, ProblemFile, load_bundle_path
 from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
-from domain_drafter.core.errors import DrafterError
+from domain_drafter.core.errors import DrafterError, TestsFileError
 from domain_drafter.core.model import Domain
+from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.tests_reader import parse_tests
 from domain_drafter.core.user_domains import ensure_user_copy, file_read_from, is_bundled
 
@@ -57,3 +58,18 @@ def domain_tests_of(bundle: DomainBundle) -> DomainTests | None:
         return read_tests_at(path, path.read_text(encoding="utf-8"), bundle, bundle.domain)
     except (OSError, UnicodeDecodeError, DrafterError):
         return None
+
+
+def append_case_table(bundle: DomainBundle, domain: Domain, table: str) -> Path:
+    """Append a `[cases.NAME]` table to the writable tests file (for a bundled domain, its user copy's), once
+    the whole file reads back against `domain`: TestsFileError at file:line, and nothing written, otherwise."""
+    target = writable_tests_file(bundle)
+    if is_bundled(target):   # whatever the copy did: the bundled domains stay as shipped
+        raise TestsFileError("refusing to write into a bundled domain", where=target)
+    old = target.read_text(encoding="utf-8") if target.is_file() else ""
+    body = old.rstrip("\n")
+    new = f"{body}\n\n{table}" if body else table
+    read_tests_at(target, new, bundle, domain)
+    atomic_write_bytes(target, new.encode("utf-8"),   # read back before the rename (issue 43)
+                       read_back=lambda tmp: read_tests_at(target, tmp.read_text(encoding="utf-8"), bundle, domain))
+    return target

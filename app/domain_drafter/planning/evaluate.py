@@ -31,6 +31,7 @@ from domain_drafter.planning.verdict_cache import CachedVerdict, VerdictCache
 
 if TYPE_CHECKING:
     from domain_drafter.planning.domain_compare import DomainComparison
+    from domain_drafter.planning.invariant_findings import InvariantReport
 
 __all__ = ["EquivalenceMode", "EvaluationOptions", "EvaluationResult", "Evaluator", "VerdictCache",
            "canonical_action", "evaluate"]
@@ -54,6 +55,9 @@ class EvaluationResult:
     reference: ActionSchema | None = field(default=None, compare=False)
     proof: ProofReport | None = None                # the proven verdict (PROVEN mode)
     equivalence_mode: EquivalenceMode = EquivalenceMode.PROVEN
+    # what the domain's other actions say of the answer (planning/invariant_findings.py), where the caller asked
+    # (the app's Evaluate and Generate); None otherwise. Not part of the verdict, so not compared or stored.
+    invariants: InvariantReport | None = field(default=None, compare=False)
 
     @property
     def reference_pddl(self) -> str | None:

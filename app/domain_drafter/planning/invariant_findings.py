@@ -61,11 +61,13 @@ class InvariantFinding:
     atoms: tuple[str, ...] = ()               # the atoms that show it (both hold / the group left empty)
     invariant: str | None = None
     fix: str | None = None
+    state: tuple[str, ...] = ()               # the state `step` is applied in (sorted atoms)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind.value, "severity": self.severity.value, "action": self.action,
                 "message": self.message, "key": self.key, "problem": self.problem, "prefix": list(self.prefix),
-                "step": self.step, "atoms": list(self.atoms), "invariant": self.invariant, "fix": self.fix}
+                "step": self.step, "atoms": list(self.atoms), "invariant": self.invariant, "fix": self.fix,
+                "state": list(self.state)}
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,13 @@ class InvariantReport:
     invariants: tuple[str, ...] = ()          # the binding invariants in words
     complete: bool = True                     # every problem explored completely
     notes: tuple[str, ...] = field(default=())
+
+    def with_dismissed(self, keys: Iterable[str]) -> InvariantReport:
+        """The same findings, those whose key is in `keys` kept apart (after the author dismissed or restored one)."""
+        keys = set(keys)
+        found = (*self.findings, *self.dismissed)
+        return dataclasses.replace(self, findings=tuple(f for f in found if f.key not in keys),
+                                   dismissed=tuple(f for f in found if f.key in keys))
 
     def to_dict(self) -> dict:
         return {"action": self.action, "findings": [f.to_dict() for f in self.findings],
@@ -166,6 +175,7 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
            g: GroundAction, before: int, after: int, index_atoms: Sequence[tuple[str, ...]]) -> InvariantFinding:
     step = f"({' '.join(g.key)})"
     where = " ".join((*prefix, step))
+    state = tuple(sorted(show_atom(index_atoms[i]) for i in _bits(before)))
     rule = f"every other action keeps this true: {inv.describe(domain)}"
     key = f"breaks {inv.key}"
     if w.over:
@@ -192,13 +202,13 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
             fix = f"make sure no other atom of that group holds before it ({old[0]} here)"
         message = f"on problem {problem}, after {where}: {both}; {rule}" + (f", so {fix}" if fix else "")
         return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
-                                prefix, step, tuple(held), inv.describe(domain), fix)
+                                prefix, step, tuple(held), inv.describe(domain), fix, state)
     lost = [show_atom(index_atoms[i]) for i in _bits(before & w.mask)]
     fix = "add one of them to the effect"
     message = (f"on problem {problem}, after {where}: none of {_group_words(inv, w.key)} holds "
                f"(it deletes {' '.join(lost)}); {rule}, so {fix}")
     return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
-                            prefix, step, tuple(lost), inv.describe(domain), fix)
+                            prefix, step, tuple(lost), inv.describe(domain), fix, state)
 
 
 def _bits(mask: int) -> Iterable[int]:

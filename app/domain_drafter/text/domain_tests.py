@@ -46,3 +46,14 @@ def failures_in_words(report: TestsReport, limit: int = 5) -> list[str]:
             text += f" On problem {evidence.problem}, the plan {' '.join(evidence.plan)} shows it."
         lines.append(text)
     return lines
+
+
+def format_starters(starters, tests_file: str) -> str:
+    """The starter cases on offer (planning/starter_cases.Starters), one a line with its id, and how to keep one."""
+    if not starters.starters:
+        lines = ["no starter case to offer: the tests already hold them"]
+    else:
+        lines = [f"{len(starters.starters)} starter cases (keep one with --keep ID; it goes to {tests_file}):"]
+        lines += [f"  {s.id}  [{s.source.value}]  {s.words}" for s in starters.starters]
+    lines += [f"  note: {note}" for note in starters.notes]
+    return "\n".join(lines)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from domain_drafter.core.bundle import DomainBundle
-    from domain_drafter.planning.invariant_findings import InvariantReport
+    from domain_drafter.planning.invariant_findings import InvariantFinding, InvariantReport
 
 
 def format_invariant_report(report: InvariantReport, *, dismiss_hint: bool = True) -> str:
@@ -22,9 +22,28 @@ def format_invariant_report(report: InvariantReport, *, dismiss_hint: bool = Tru
         extra.append("exploration incomplete: " + "; ".join(report.notes))
     lines = [head + (f" ({', '.join(extra)})" if extra else "")]
     for f in report.findings:
-        lines.append(f"  {f.severity.value} {f.kind.value}: {f.message}")
+        lines.append(f"  {finding_line(f)}")
         if dismiss_hint:
             lines.append(f"      (if intended: --dismiss \"{f.key}\")")
+    return "\n".join(lines)
+
+
+def finding_line(finding: InvariantFinding) -> str:
+    """`warning breaks-invariant: on problem p01, after ...`: one finding on one line (the CLI's, the Tests panel's)."""
+    return f"{finding.severity.value} {finding.kind.value}: {finding.message}"
+
+
+def finding_tooltip(finding: InvariantFinding) -> str:
+    """A finding as the editor's underline tells it: the sentence, then the state where it shows."""
+    lines = [finding_line(finding)]
+    if finding.step is not None:
+        where = f" on problem {finding.problem}" if finding.problem else ""
+        after = f", after {' '.join(finding.prefix)}" if finding.prefix else ", in the initial state"
+        lines.append(f"The state where {finding.step} applies{where}{after}:")
+        lines.append("  " + (" ".join(finding.state) if finding.state else "(no atom holds)"))
+    if finding.atoms:
+        lines.append(f"Atoms that show it: {' '.join(finding.atoms)}")
+    lines.append("If the action means to do this, dismiss the finding for it (Tests panel: Dismiss).")
     return "\n".join(lines)
 
 

@@ -29,6 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--export-ptest", metavar="FILE", help="write the cases a .ptest.json can hold to FILE")
     p.add_argument("--out", help="with --import-ptest: write the cases to this file instead of printing them")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--starters", action="store_true",
+                   help="list starter cases: each problem stays solvable, the planner's plan for it stays valid, "
+                        "never two atoms of a proven invariant at once (those the tests hold left out)")
+    p.add_argument("--keep", action="append", metavar="ID",
+                   help="append the starter case ID to the domain's tests file (a bundled domain's: your copy's, "
+                        "in the data folder), then run it (repeatable)")
     p.set_defaults(func=cmd_test)
 
 
@@ -49,9 +55,9 @@ def cmd_test(args: argparse.Namespace) -> int:
     bundle = load_bundle(args.domain)
     if args.import_ptest:
         return _import(args, bundle)
-    from domain_drafter.core.tests_reader import load_tests
-
-    tests = load_tests(bundle, Path(args.tests) if args.tests else None)
+    if args.starters or args.keep:
+        return _starters(args, bundle)
+    tests = _load_tests(bundle, Path(args.tests) if args.tests else None)
     if args.export_ptest:
         return _export(args, bundle, tests)
     if args.case:
@@ -96,6 +102,42 @@ def cmd_test(args: argparse.Namespace) -> int:
     if report.failed:
         return 1
     return EXIT_NO_VERDICT if report.count(Verdict.UNPROVEN) else 0
+
+
+def _load_tests(bundle, path: Path | None):
+    """The tests file given, or the domain's (for a bundled domain, the user's copy's once it has one)."""
+    from domain_drafter.core.tests_files import read_tests_at, tests_file_of
+    from domain_drafter.core.tests_reader import load_tests
+
+    path = path or tests_file_of(bundle)
+    if path.is_file() and path.parent.resolve() != bundle.folder.resolve():
+        return read_tests_at(path, path.read_text(encoding="utf-8"), bundle, bundle.domain)
+    return load_tests(bundle, path)
+
+
+def _starters(args: argparse.Namespace, bundle) -> int:
+    """--starters: list the starter cases; --keep: append the chosen ones and run them."""
+    from domain_drafter.core.tests_files import domain_tests_of, writable_tests_file
+    from domain_drafter.core.user_domains import is_bundled, user_copy_folder
+    from domain_drafter.planning.kstar import KStarPlanner
+    from domain_drafter.planning.plan_cache import PlanCache
+    from domain_drafter.planning.starter_cases import keep_starter, starter_cases
+    from domain_drafter.text.domain_tests import format_starters
+
+    with cancel_on_sigint() as task:
+        starters = starter_cases(bundle, domain_tests_of(bundle), plans=PlanCache(KStarPlanner()), task=task)
+    chosen = [starters.find(i) for i in args.keep or ()]   # every id checked before anything is written
+    if not chosen:
+        target = user_copy_folder(bundle) / "tests.toml" if is_bundled(bundle.folder) else bundle.folder / "tests.toml"
+        print(json.dumps(starters.to_dict(), indent=2) if args.json else format_starters(starters, str(target)))
+        return 0
+    names = []
+    for starter in chosen:
+        path, name = keep_starter(bundle, starter)
+        names.append(name)
+        print(f"kept {name} in {path}", file=sys.stderr)
+    args.tests, args.case, args.starters, args.keep = str(writable_tests_file(bundle)), names, False, None
+    return cmd_test(args)   # the kept cases, run by the test runner
 
 
 def _invariants(bundle) -> list:

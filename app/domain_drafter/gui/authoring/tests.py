@@ -58,6 +58,7 @@ class AuthoringTests(QObject):
         super().__init__(parent)
         self.window = window
         self.panel = TestsPanel()
+        self.panel.findings.hide()   # the invariant findings are the main window's judged answer's (Domain tests)
         window.tabs.addTab(self.panel, "Tests")
         self.runner = TaskRunner(self)
         window.state.track(self.runner, "authoring-tests")

@@ -15,11 +15,9 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.domain_tests import TESTS_FILE, DomainTests
 from domain_drafter.core.errors import TestsFileError
 from domain_drafter.core.model import Domain
-from domain_drafter.core.paths import atomic_write_bytes
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.core.tests_files import read_tests_at, writable_tests_file
+from domain_drafter.core.tests_files import append_case_table, read_tests_at
 from domain_drafter.core.tests_toml import toml_key
-from domain_drafter.core.user_domains import is_bundled
 from domain_drafter.planning.domain_tests import TestsReport, run_tests
 from domain_drafter.planning.quick_fixes import QuickFixSearch, quick_fixes
 
@@ -82,13 +80,4 @@ def case_table(name: str, kind: str, problem: str, fields: dict[str, object]) ->
 def save_case_job(bundle: DomainBundle, domain: Domain, table: str, *, task: TaskState) -> Path:
     """Append `table` to the writable tests file, once the whole file reads back against `domain`;
     TestsFileError (at the new table's line) and nothing written otherwise."""
-    target = writable_tests_file(bundle)
-    if is_bundled(target):   # whatever the copy did: the bundled domains stay as shipped
-        raise TestsFileError("refusing to write into a bundled domain", where=target)
-    old = target.read_text(encoding="utf-8") if target.is_file() else ""
-    body = old.rstrip("\n")
-    new = f"{body}\n\n{table}" if body else table
-    read_tests_at(target, new, bundle, domain)
-    atomic_write_bytes(target, new.encode("utf-8"),   # read back before the rename (issue 43)
-                       read_back=lambda tmp: read_tests_at(target, tmp.read_text(encoding="utf-8"), bundle, domain))
-    return target
+    return append_case_table(bundle, domain, table)

@@ -27,6 +27,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
+from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.pddl_format import UnbalancedError, format_pddl
 from domain_drafter.gui.editor.highlighter import PddlHighlighter
 from domain_drafter.gui.editor.term_wrap import TermWrapLayout
@@ -55,6 +56,7 @@ def normalized(text: str) -> str:
 
 class MarkKind(enum.Enum):
     ERROR = "error"        # a finding: red wavy underline
+    WARNING = "warning"    # a finding that may be intended (an invariant the other actions keep): amber wavy
     MISSING = "missing"    # in the reference, not in the generated action (whole line)
     EXTRA = "extra"        # in the generated action, not in the reference (whole line)
 
@@ -63,7 +65,8 @@ def mark_colour(kind: MarkKind) -> str:
     """The current scheme's colour of a mark (underline for errors, line background for the diff)."""
     scheme = current_scheme()
     return {MarkKind.ERROR: scheme.error_underline, MarkKind.MISSING: scheme.missing_line,
-            MarkKind.EXTRA: scheme.extra_line}[kind]
+            MarkKind.EXTRA: scheme.extra_line,
+            MarkKind.WARNING: scheme.badges[ResultClass.SEMANTIC_ERROR].background}[kind]
 
 
 ZOOM_MIN, ZOOM_MAX = -6, 16   # point-size steps from the system's fixed font
@@ -233,7 +236,7 @@ class CodeEditor(QPlainTextEdit):
         return super().event(event)
 
     def tooltip_at(self, pos) -> str:
-        """The message of the mark under `pos` (editor coordinates), or ''."""
+        """The messages of the marks under `pos` (editor coordinates), one paragraph each, or ''."""
         if not self._tips:
             return ""
         viewport_pos = self.viewport().mapFrom(self, pos)
@@ -243,10 +246,8 @@ class CodeEditor(QPlainTextEdit):
         rect = self.cursorRect(cursor)
         if abs(rect.center().y() - viewport_pos.y()) > self.fontMetrics().height():
             return ""
-        for start, end, tip in self._tips:
-            if start <= where <= end and end > start:
-                return tip
-        return ""
+        tips = [tip for start, end, tip in self._tips if start <= where <= end and end > start]
+        return "\n\n".join(dict.fromkeys(tips))
 
     # --- text ------------------------------------------------------------------------------
     def append_text(self, text: str) -> None:

@@ -4,7 +4,8 @@ The same Tests panel as the authoring window's tab (gui/panels/tests_panel.py), 
 window has selected, proven on that domain as it is (no working copy: no quick fixes here). It reads the
 domain's one tests file from the AppState, runs again when another domain is selected or a case is saved
 in any window, and New case… adds a case as the authoring window does (case_writer.py). Nothing runs
-while the dock is hidden.
+while the dock is hidden. Under the cases, the invariant findings on the answer judged in the main window
+(`show_findings`, from the judging worker's result): Dismiss / Restore saves with the domain in a worker.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from domain_drafter.gui.authoring.tests_jobs import TestsRun, run_tests_job
 from domain_drafter.gui.panels.tests_panel import TestsPanel, case_rows
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
+from domain_drafter.gui.state.jobs import keep_starter_job, save_dismissal_job, starters_job
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+from domain_drafter.planning.evaluate import EvaluationResult
+from domain_drafter.planning.starter_cases import Starters, wants_starters
 
 
 class TestsDockHost(Protocol):
@@ -62,6 +66,12 @@ class DomainTestsDock(QObject):
         self.panel.case_selected.connect(self._show_case)
         self.state.target_changed.connect(self._on_target_changed)   # slots of this object: they end with it
         self.state.tests_changed.connect(self._on_tests_changed)
+        self.state.dismissals_changed.connect(self._on_dismissals_changed)
+        self.writes = TaskRunner(self)   # dismissals and kept starters: a save never waits for a tests run
+        self.state.track(self.writes, "main-tests-writes")
+        self.findings_bundle: DomainBundle | None = None   # the domain of the findings shown
+        self.panel.findings.dismiss_requested.connect(self.dismiss)
+        self.panel.starters.keep_requested.connect(self.keep_starter)
         self.dock.visibilityChanged.connect(lambda visible: visible and self._follow())
         self.action: QAction = menu.addAction("Domain tests", self.show)
         self.action.setToolTip("The selected domain's tests: each case proven on the domain, and New case…")
@@ -71,8 +81,42 @@ class DomainTestsDock(QObject):
         self.dock.raise_()
         self._follow()
 
-    def _on_target_changed(self, _target: object) -> None:
+    def _on_target_changed(self, target: object) -> None:
+        report = self.panel.findings.report
+        if report is not None and (getattr(target, "bundle", None) is not self.findings_bundle
+                                   or getattr(target, "action", None) != report.action):
+            self.show_findings(None)
         self._follow()
+
+    # --- the invariant findings on the judged answer ---------------------------------------
+    def show_findings(self, result: EvaluationResult | None) -> None:
+        """The invariant findings of the result shown in the main window (None, or none found: cleared)."""
+        report = result.invariants if result is not None else None
+        self.findings_bundle = self.state.bundle if report is not None else None
+        note = ("Invariant findings: the answer did not pass the checks." if result is not None and report is None
+                else "")
+        self.panel.findings.show_report(report, note)
+
+    def dismiss(self, action: str, key: str, dismiss: bool) -> TaskWorker | None:
+        """Save that the author dismissed (or restored) `key` for `action`; every window follows when it is saved."""
+        bundle = self.findings_bundle
+        if bundle is None or self._closed or self.writes.busy:
+            return None
+        worker = TaskWorker(save_dismissal_job, bundle, action, key, dismiss, kind=JobKind.DISMISS)
+        worker.signals.finished.connect(lambda keys: self.state.dismissals_saved(bundle, action, keys))
+        worker.signals.failed.connect(lambda err: self.window.show_status(
+            f"Not saved: {describe_error(err).text}"))
+        worker.signals.finished.connect(lambda _keys: self.window.show_status(
+            f"{'Dismissed' if dismiss else 'Restored'} for {action}: {key}"))
+        self.panel.findings.set_busy(True)
+        worker.signals.run_ended.connect(lambda _outcome: self.panel.findings.set_busy(False))
+        return self.writes.start(worker)
+
+    def _on_dismissals_changed(self, folder: Path, action: str, keys: frozenset[str]) -> None:
+        report = self.panel.findings.report
+        if report is not None and self.findings_bundle is not None and folder == self.findings_bundle.folder \
+                and action == report.action:
+            self.panel.findings.show_report(report.with_dismissed(keys))
 
     def _follow(self) -> None:
         """Show the selected domain's tests (run them if another domain is selected since)."""
@@ -108,6 +152,7 @@ class DomainTestsDock(QObject):
         self.panel.show_cases(case_rows(result.tests.cases, result.report),
                               f"{result.report.summary()}, from {result.path}")
         self.panel.summary.setToolTip(str(result.path))
+        self._offer_starters(number, result.tests)
 
     def _on_failed(self, number: int, error: BaseException) -> None:
         if number != self._number or self._closed:
@@ -115,9 +160,42 @@ class DomainTestsDock(QObject):
         self.last = None
         path = self.state.tests_file(self.bundle) if self.bundle is not None else None
         if path is not None and not path.is_file():
-            self.panel.show_cases([], f"{self.bundle.name} has no tests yet: New case… starts its {path.name}.")
+            self.panel.show_cases([], f"{self.bundle.name} has no tests yet: New case… starts its {path.name}, "
+                                      "or keep a starter case.")
+            self._offer_starters(number, None)
         else:
             self.panel.show_error(describe_error(error).text)
+
+    # --- starter cases: tests that grow with use -------------------------------------------------
+    def _offer_starters(self, number: int, tests: DomainTests | None) -> TaskWorker | None:
+        """For a domain with few tests, find the starter cases in a worker (it may plan) and list them."""
+        self.panel.starters.show_starters(None)
+        bundle = self.bundle
+        if bundle is None or not wants_starters(tests):
+            return None
+        worker = TaskWorker(starters_job, bundle, tests, self.state.evaluator.plan_cache, kind=JobKind.STARTERS)
+        worker.signals.finished.connect(lambda starters, n=number: self._on_starters(n, starters))
+        return self.runner.start(worker)
+
+    def _on_starters(self, number: int, starters: Starters) -> None:
+        if number == self._number and not self._closed:
+            self.panel.starters.show_starters(starters)
+
+    def keep_starter(self, starter_id: str) -> TaskWorker | None:
+        """Keep as test: append the starter to the domain's tests file; the tests run again once it is saved."""
+        bundle, starters = self.bundle, self.panel.starters.starters
+        if bundle is None or starters is None or self._closed or self.writes.busy:
+            return None
+        worker = TaskWorker(keep_starter_job, bundle, starters.find(starter_id), kind=JobKind.SAVE_CASE)
+        worker.signals.finished.connect(lambda kept: self._on_kept(bundle, *kept))
+        worker.signals.failed.connect(lambda err: self.window.show_status(f"Not kept: {describe_error(err).text}"))
+        self.panel.starters.set_busy(True)
+        worker.signals.run_ended.connect(lambda _outcome: self.panel.starters.set_busy(False))
+        return self.writes.start(worker)
+
+    def _on_kept(self, bundle: DomainBundle, path: Path, name: str) -> None:
+        self.window.show_status(f"Kept {name} as a test in {path}")
+        self.state.tests_saved(bundle, path)   # every window showing these tests reads them again
 
     def _show_case(self, name: str) -> None:
         results = {r.name: r for r in self.last.report.results} if self.last is not None else {}
@@ -138,4 +216,5 @@ class DomainTestsDock(QObject):
         """No more runs or saves; wait for one under way (True: none is left)."""
         self._closed = True
         self.writer.close()
-        return self.runner.shutdown(timeout_ms)
+        stopped = self.writes.shutdown(timeout_ms)
+        return self.runner.shutdown(timeout_ms) and stopped

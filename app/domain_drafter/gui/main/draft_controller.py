@@ -9,7 +9,7 @@ nobody hands it a copy. The window starts the workers and reports their errors.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -72,7 +72,8 @@ class DraftController(QObject):
         self._fresh_before = False
         self._model_name = ""
         answer_panel.edited.connect(self._on_edited)
-        state.target_changed.connect(self._on_target_changed)   # a slot of this controller: ends with it
+        state.target_changed.connect(self._on_target_changed)   # slots of this controller: they end with it
+        state.dismissals_changed.connect(self._on_dismissals_changed)
 
     @property
     def evaluator(self):
@@ -96,6 +97,15 @@ class DraftController(QObject):
         self._fresh = False
         if saved is not None and saved.result is not None:
             self.show_result(saved.result)
+
+    def _on_dismissals_changed(self, folder: object, action: str, keys: frozenset[str]) -> None:
+        """A finding of the shown answer's action was dismissed or restored: its underline follows (the verdict
+        and the answer stay; an answer edited since its verdict has no underlines to change)."""
+        shown, bundle = self.result_panel.result, self.state.bundle
+        if (not self._fresh or shown is None or shown.invariants is None or bundle is None
+                or bundle.folder != folder or shown.action != action):
+            return
+        self.show_result(replace(shown, invariants=shown.invariants.with_dismissed(keys)))
 
     def _on_edited(self) -> None:
         if self._fresh:
@@ -221,7 +231,9 @@ class DraftController(QObject):
         bundle = self.state.bundle
         if bundle is None:
             return
-        self.answer_panel.show_findings(result.findings, result.answer)
+        report = result.invariants
+        self.answer_panel.show_findings(result.findings, result.answer, report.findings if report else (),
+                                        result.check.candidate_span)
         self.result_panel.show_result(result, bundle.domain.action(result.action), bundle)
         self._fresh = True
         self.result_shown.emit(result)

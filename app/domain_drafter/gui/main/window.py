@@ -84,6 +84,7 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         self.model_status = ModelStatus(self.state.models, self.statusBar(), self)
         self.model_status.failed.connect(self._on_model_failed)
         self.drafts.generated.connect(self._on_generated)
+        self.drafts.result_shown.connect(self.domain_tests.show_findings)   # the Tests panel lists the invariant findings
         self.drafts.evaluated.connect(self.model_status.show_evaluation)
         self.runner.busy_changed.connect(self._on_busy_changed)
         self.runner.job_ended.connect(self.job_ended)

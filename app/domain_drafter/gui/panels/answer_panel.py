@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QLabel, QListView, QSplitter, QVBoxLayout, QWidget
 
-from domain_drafter.core.answers import Finding
+from domain_drafter.core.answers import Finding, Span
 from domain_drafter.gui.editor.code_editor import CodeEditor, Mark, MarkKind
 from domain_drafter.gui.editor.find_bar import FindBar
 from domain_drafter.gui.panels.item_models import FindingListModel, SpanRole
+from domain_drafter.planning.invariant_findings import InvariantFinding, Severity
+from domain_drafter.text.invariants import finding_tooltip
 
 IDLE_PLACEHOLDER = "The generated action appears here. You can also type or paste an action and press Evaluate."
 
@@ -102,13 +104,22 @@ class AnswerPanel(QWidget):
         self.find_bar.open_bar()
 
     # --- findings --------------------------------------------------------------------------
-    def show_findings(self, findings: Sequence[Finding], source: str) -> None:
-        """Underline each finding's span of `source` (the judged answer) and list the messages."""
+    def show_findings(self, findings: Sequence[Finding], source: str, invariants: Sequence[InvariantFinding] = (),
+                      action_span: Span | None = None) -> None:
+        """Underline each finding's span of `source` (the judged answer) and list the messages; the invariant
+        findings (those not dismissed) underline the action's span, with the state where each shows."""
         self._source = source
         self.finding_model.set_findings(findings)
-        self.findings_title.setText(f"Findings ({len(findings)})" if findings else "Findings: none")
-        self.editor.set_marks([Mark(MarkKind.ERROR, f.span[0], f.span[1], tooltip=f.message) for f in findings],
-                              source)
+        title = f"Findings ({len(findings)})" if findings else "Findings: none"
+        if invariants and action_span is not None:
+            n = len(invariants)
+            title += f"; {n} from what the other actions keep (underlined, listed in the Tests panel)"
+        self.findings_title.setText(title)
+        marks = [Mark(MarkKind.ERROR, f.span[0], f.span[1], tooltip=f.message) for f in findings]
+        if action_span is not None:
+            marks += [Mark(MarkKind.ERROR if f.severity is Severity.ERROR else MarkKind.WARNING, *action_span,
+                           tooltip=finding_tooltip(f)) for f in invariants]
+        self.editor.set_marks(marks, source)
 
     def clear_findings(self) -> None:
         self._source = ""

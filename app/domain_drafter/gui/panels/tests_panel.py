@@ -1,5 +1,7 @@
 """The Tests panel: the domain's test cases green (pass), red (fail) or grey (unproven, not run), and the
-evidence of the one clicked (its plan, the step and atoms that matter, the state, the reason).
+evidence of the one clicked (its plan, the step and atoms that matter, the state, the reason), and under the
+cases the invariant findings on the judged action (findings_box.py: Dismiss / Restore) and, for a domain with
+few tests, the starter cases to keep (starters_box.py).
 
 A view over the engine's plain data (core.domain_tests cases, planning.tests_report results): it runs
 nothing and writes nothing. Its buttons say what the user asked for through signals; the authoring
@@ -31,7 +33,9 @@ from domain_drafter.core.classes import ResultClass
 from domain_drafter.core.domain_tests import Case, CaseKind
 from domain_drafter.gui.look.colours import current_scheme
 from domain_drafter.gui.panels.distinguishing_state import _plain_label, fit_to_rows
+from domain_drafter.gui.panels.findings_box import InvariantFindingsBox
 from domain_drafter.gui.panels.item_models import PlanStepListModel
+from domain_drafter.gui.panels.starters_box import StarterCasesBox
 from domain_drafter.planning.tests_report import CaseResult, TestsReport, Verdict
 
 Index = QModelIndex | QPersistentModelIndex
@@ -250,8 +254,14 @@ class TestsPanel(QWidget):
         for widget in (self.fixes_note, self.fixes, self.diff):
             fix_layout.addWidget(widget)
         fix_layout.addLayout(fix_buttons)
+        self.findings = InvariantFindingsBox()   # what the other actions say of the judged action
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(self.list)
+        left.addWidget(self.findings)
+        self.starters = StarterCasesBox()        # for a domain with few tests: what the engine knows, to keep
+        left.addWidget(self.starters)
         split = QSplitter()
-        for widget in (self.list, self.evidence, fix_box):
+        for widget in (left, self.evidence, fix_box):
             split.addWidget(widget)
         layout = QVBoxLayout(self)
         layout.addLayout(top)

@@ -55,6 +55,7 @@ class AppState(QObject):
     model_entries_changed = Signal(object)  # the new tuple of ModelEntries on offer (the model selector)
     running_changed = Signal(bool)          # whether any tracked job runs now
     tests_changed = Signal(object, object)  # a domain's folder and its tests file now: a case was saved into it
+    dismissals_changed = Signal(object, str, object)   # a domain's folder, an action, its dismissed finding keys now
 
     def __init__(self, settings: AppSettings | None = None, *, models: ModelLibrary | None = None,
                  evaluator: Evaluator | None = None, settings_file: Path | None = None,
@@ -256,6 +257,10 @@ class AppState(QObject):
     def tests_saved(self, bundle: DomainBundle, path: Path) -> None:
         """A case was saved into `path` for `bundle`'s domain: every window showing its tests reads it now."""
         self.tests_changed.emit(bundle.folder, path)
+
+    def dismissals_saved(self, bundle: DomainBundle, action: str, keys: frozenset[str]) -> None:
+        """The author dismissed (or restored) an invariant finding of `action`: `keys` are its dismissals now."""
+        self.dismissals_changed.emit(bundle.folder, action, keys)
 
     # --- running jobs ------------------------------------------------------------------------
     def track(self, runner: TaskRunner, owner: str) -> None:

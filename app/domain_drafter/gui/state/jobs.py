@@ -7,7 +7,7 @@ workers.TaskWorker, never on the GUI thread.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from domain_drafter.core.bundle import DomainBundle, load_bundle_path, load_bundled
@@ -49,7 +49,18 @@ def open_bundle(path: str | Path, *, task: TaskState) -> DomainBundle:
 def evaluate_answer(evaluator: Evaluator, bundle: DomainBundle, action: str, answer: str, *,
                     task: TaskState) -> EvaluationResult:
     task.report(0, 1, "checking the answer")
-    return evaluator.evaluate(bundle, action, answer, task=task)
+    return with_invariants(evaluator.evaluate(bundle, action, answer, task=task), bundle, action, task)
+
+
+def with_invariants(result: EvaluationResult, bundle: DomainBundle, action: str, task: TaskState) -> EvaluationResult:
+    """`result` with what the domain's other actions say of its answer (the domain's dismissals honoured), for
+    an answer that passed the checks in a domain with problems; as it was otherwise."""
+    from domain_drafter.text.invariants import reports_for
+
+    if result.error or not result.check.passed or result.check.action is None or task.cancelled:
+        return result
+    task.report(0, 1, "judging the answer by what the other actions keep")
+    return replace(result, invariants=reports_for(bundle, action, result.check.action))
 
 
 @dataclass(frozen=True)
@@ -91,5 +102,32 @@ def generate_answer(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundl
                     on_token: Callable[[str], None] | None = None) -> Draft:
     """Load the model if needed (keeping it for this job), ask it for `action`, evaluate the answer."""
     with models.acquire(entry, task) as lease:
-        return draft_action(bundle, action, lease.backend, evaluator, pool, options, template=template,
-                            on_token=on_token, task=task)
+        draft = draft_action(bundle, action, lease.backend, evaluator, pool, options, template=template,
+                             on_token=on_token, task=task)
+    last = draft.rounds[-1]
+    final = with_invariants(last.evaluation, bundle, action, task)
+    return replace(draft, rounds=(*draft.rounds[:-1], replace(last, evaluation=final)))
+
+
+def save_dismissal_job(bundle: DomainBundle, action: str, key: str, dismiss: bool, *, task: TaskState) -> frozenset[str]:
+    """Dismiss (or restore) the finding `key` for `action`, saved with the domain; the action's dismissals now."""
+    from domain_drafter.core.dismissals import dismissed_for, save_dismissal
+
+    task.report(0, 1, f"{'dismissing' if dismiss else 'restoring'} a finding of {action}")
+    save_dismissal(bundle, action, key, dismiss=dismiss)
+    return dismissed_for(bundle, action)
+
+
+def starters_job(bundle: DomainBundle, tests, plans, *, task: TaskState):
+    """The starter cases of `bundle`'s domain (planning/starter_cases.py): plans from `plans`, a PlanCache."""
+    from domain_drafter.planning.starter_cases import starter_cases
+
+    return starter_cases(bundle, tests, plans=plans, task=task)
+
+
+def keep_starter_job(bundle: DomainBundle, starter, *, task: TaskState) -> tuple[Path, str]:
+    """Append the starter to the domain's writable tests file; the file written and the case's name."""
+    from domain_drafter.planning.starter_cases import keep_starter
+
+    task.report(0, 1, f"keeping {starter.id} as a test")
+    return keep_starter(bundle, starter)

@@ -61,6 +61,8 @@ class JobKind(str, enum.Enum):
     TESTS = "tests"
     QUICK_FIX = "quick-fix"
     SAVE_CASE = "save-case"
+    DISMISS = "dismiss"           # an invariant finding dismissed or restored for an action
+    STARTERS = "starters"         # the starter cases of a domain with few tests
     SAVE = "save"
     EXPORT = "export"
     BENCHMARK = "benchmark"

@@ -1,0 +1,154 @@
+"""Issue 37 in the app: the invariant findings on a judged answer, underlined in the editor with the state where
+they show and listed in the Tests panel, where Dismiss saves with the domain and Restore brings them back.
+
+Real parts: the main window offscreen, the real evaluator and invariant judge in the window's worker, real files
+in a private data folder (the bundled gripper is read-only: its dismissals go to the user's copy). Then the
+starter cases of a domain without tests: offered in the Tests panel, kept, run, and failing on a wrong pick.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from gui_helpers import JOB_TIMEOUT_MS, run_job, select
+from PySide6.QtCore import Qt
+
+from domain_drafter.core.bundle import bundled_root
+from domain_drafter.core.dismissals import read_dismissals
+from domain_drafter.gui.editor.code_editor import MarkKind
+from domain_drafter.planning.tests_report import Verdict
+
+# gripper's pick without (not (at ?obj ?room)): the ball is in the room and in the gripper at once
+PICK_KEEPS_AT = """(:action pick
+  :parameters (?obj - ball ?room - room ?g - gripper)
+  :precondition (and (at ?obj ?room) (at-robby ?room) (free ?g))
+  :effect (and (carry ?obj ?g) (not (free ?g))))"""
+KEY = "breaks (at ?0 *) (carry ?0 *)"
+RUN_MS = 60_000
+
+
+def warnings(window) -> list:
+    return [m for m in window.answer_panel.editor.marks if m.kind is MarkKind.WARNING]
+
+
+def tooltip_on_the_action(window) -> str:
+    """What the editor's tooltip says with the pointer on the action's name (inside the action's span)."""
+    editor = window.answer_panel.editor
+    cursor = editor.textCursor()
+    cursor.setPosition(editor.toPlainText().index("pick") + 2)
+    return editor.tooltip_at(editor.viewport().mapTo(editor, editor.cursorRect(cursor).center()))
+
+
+def click_finding_button(qtbot, window) -> None:
+    """Select the one finding row and click Dismiss / Restore; wait until every window has followed."""
+    box = window.domain_tests.panel.findings
+    box.list.setCurrentRow(0)
+    with qtbot.waitSignal(window.state.dismissals_changed, timeout=JOB_TIMEOUT_MS):
+        qtbot.mouseClick(box.dismiss_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: box.dismiss_button.isEnabled(), timeout=JOB_TIMEOUT_MS)
+
+
+def test_a_mutant_pick_is_underlined_with_the_state_listed_dismissed_to_disk_and_restored(
+        qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path))
+    shipped = (bundled_root() / "gripper" / "dismissed.toml")
+    select(qtbot, window, "gripper", "pick")
+    window.answer_panel.editor.setPlainText(PICK_KEEPS_AT)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+
+    # the editor: one amber underline over the action, its tooltip the sentence and the state where it breaks
+    [mark] = warnings(window)
+    assert (mark.start, mark.end) == (0, len(PICK_KEEPS_AT))
+    tip = tooltip_on_the_action(window)
+    assert tip.startswith("warning breaks-invariant: on problem gripper-p01, after (pick ball1 rooma left): "
+                          "(at ball1 rooma) and (carry ball1 left) both hold")
+    assert "The state where (pick ball1 rooma left) applies on problem gripper-p01, in the initial state:" in tip
+    assert "(at ball1 rooma)" in tip.split("\n")[2] and "(free left)" in tip.split("\n")[2]
+    assert "from what the other actions keep" in window.answer_panel.findings_title.text()
+
+    # the Tests panel lists it, with Dismiss
+    window.domain_tests.show()
+    box = window.domain_tests.panel.findings
+    assert box.rows() == [(KEY, False)]
+    assert box.list.item(0).text().startswith("warning breaks-invariant: on problem gripper-p01")
+    assert "Invariant findings on pick: 1" in box.title.text()
+    box.list.setCurrentRow(0)
+    assert box.dismiss_button.text() == "Dismiss" and box.dismiss_button.isEnabled()
+
+    # Dismiss: saved in the user's copy's dismissed.toml, the underline gone, the row greyed as dismissed
+    click_finding_button(qtbot, window)
+    saved = tmp_path / "domains" / "gripper" / "dismissed.toml"
+    assert KEY in saved.read_text(encoding="utf-8") and not shipped.exists()
+    assert read_dismissals(window.current_bundle()) == {"pick": frozenset({KEY})}
+    assert warnings(window) == [] and tooltip_on_the_action(window) == ""
+    assert box.rows() == [(KEY, True)] and box.list.item(0).text().startswith("dismissed: ")
+    box.list.setCurrentRow(0)
+    assert box.dismiss_button.text() == "Restore"
+
+    # a new Evaluate honours the saved dismissal
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+    assert warnings(window) == [] and box.rows() == [(KEY, True)]
+
+    # Restore: the file no longer lists it, the underline and the row come back
+    click_finding_button(qtbot, window)
+    assert KEY not in saved.read_text(encoding="utf-8")
+    assert read_dismissals(window.current_bundle()) == {}
+    assert len(warnings(window)) == 1 and tooltip_on_the_action(window).startswith("warning breaks-invariant")
+    assert box.rows() == [(KEY, False)]
+
+
+def test_the_reference_pick_has_no_finding_and_another_action_clears_the_list(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path))
+    select(qtbot, window, "gripper", "pick")
+    window.answer_panel.editor.setPlainText(PICK_KEEPS_AT)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+    box = window.domain_tests.panel.findings
+    assert box.rows() == [(KEY, False)]
+    window.answer_panel.editor.setPlainText(window.current_bundle().domain.action("pick").to_pddl(indent=""))
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+    assert warnings(window) == [] and box.rows() == [] and "on pick: none" in box.title.text()
+    window.answer_panel.editor.setPlainText(PICK_KEEPS_AT)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+    assert box.rows() == [(KEY, False)]
+    select(qtbot, window, "gripper", "drop")
+    assert box.rows() == [] and box.report is None
+
+
+def test_starter_cases_are_offered_for_a_domain_without_tests_and_a_kept_one_runs_and_catches_a_wrong_pick(
+        qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
+    folder = tmp_path / "my-gripper"
+    shutil.copytree(bundled_root() / "gripper", folder)
+    (folder / "tests.toml").unlink()
+    assert run_job(qtbot, window, lambda: window.open_domain_folder(folder)) == ("open", "finished")
+    dock = window.domain_tests
+    dock.show()
+    starters = dock.panel.starters
+    qtbot.waitUntil(lambda: bool(starters.ids()), timeout=RUN_MS)
+    assert starters.isVisibleTo(dock.panel) and "has no tests yet" in dock.panel.summary.text()
+    assert {"p01-stays-solvable", "p01-plan-stays-valid", "never-at-with-carry"} <= set(starters.ids())
+    assert not starters.keep_button.isEnabled()
+    starters.select("never-at-with-carry")
+    assert "[cases.never-at-with-carry]" in starters.list.currentItem().toolTip()
+
+    # Keep as test: written beside the domain, then the runner runs it (green) and it is offered no more
+    qtbot.mouseClick(starters.keep_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Kept never-at-with-carry as a test" in window.status_label.text(), timeout=RUN_MS)
+    assert "[cases.never-at-with-carry]" in (folder / "tests.toml").read_text(encoding="utf-8")
+    qtbot.waitUntil(lambda: dock.last is not None and "never-at-with-carry" in dock.last.tests.names
+                    and bool(starters.ids()), timeout=RUN_MS)
+    [row] = dock.panel.model.rows
+    assert (row.name, row.verdict) == ("never-at-with-carry", Verdict.PASS)
+    assert "never-at-with-carry" not in starters.ids() and "p01-stays-solvable" in starters.ids()
+
+    # the authoring window's working copy with the wrong pick accepted: the kept case fails there
+    window.authoring_action.trigger()
+    authoring = window.authoring_windows[-1]
+    qtbot.waitUntil(lambda: authoring.tests.last is not None, timeout=RUN_MS)
+    authoring.workspace.save(tmp_path / "draft")
+    authoring.select("pick")
+    authoring.editor.setPlainText(PICK_KEEPS_AT)
+    with qtbot.waitSignal(authoring.tests.ran, timeout=RUN_MS):
+        qtbot.mouseClick(authoring.accept_button, Qt.MouseButton.LeftButton)
+    verdicts = {r.name: r.verdict for r in authoring.tests.last.report.results}
+    assert verdicts == {"never-at-with-carry": Verdict.FAIL}
