@@ -262,7 +262,8 @@ def load_tests(bundle, path: Path | None = None) -> DomainTests:
     path = path or tests_path(bundle.folder)
     if not path.is_file():
         raise TestsFileError(f"no {TESTS_FILE} beside {bundle.path.name}", where=bundle.folder,
-                             hint=f"write cases in {path} (see the README's 'Domain tests' section)")
+                             hint=f"write cases in {path}, or start from the domain's own: domain-drafter test "
+                                  f"{path.parent} --starters (see the README's 'Domain tests' section)")
     return read_source(path, None, bundle.domain, {p.name: p for p in bundle.problems})
 
 
