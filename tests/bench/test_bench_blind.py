@@ -31,9 +31,13 @@ def test_a_blind_run_stores_the_reference_verdict_and_the_blind_acceptance(tmp_p
     db = sqlite3.connect(out)
     rows = db.execute("SELECT system, class, generation FROM tasks ORDER BY ord").fetchall()
     assert len(rows) == 2 * 2 and all(cls is not None for _, cls, _ in rows)     # every answer judged by the reference
-    for system, _, generation in rows:
+    for system, cls, generation in rows:    # cls: the reference's class
         record = json.loads(generation)
         assert record["blind"] is True and isinstance(record["blind_accepted"], bool)
+        # accepted_at is the blind judge's call; equivalent_at only where the reference proves the accepted answer
+        assert (record["accepted_at"] is not None) == record["blind_accepted"]
+        assert record["equivalent_at"] in (None, record["accepted_at"])
+        assert record["equivalent_at"] is None or (record["blind_accepted"] and cls == "Equivalent")
         nodes = record["search"]["nodes"]
         for n in nodes:                                  # the tree holds only the blind judge's verdicts: no proof
             assert n["are"] is None and (n["verdict"] == "passed the checks" or n["score"] == 0.0), n

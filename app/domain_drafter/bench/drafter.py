@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain_drafter.bench.spec import ExperimentSpec, ModelSpec
+from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import ModelError
 from domain_drafter.core.tasks import Cancelled, TaskState
 
@@ -168,8 +169,13 @@ class TaskDrafter:
                   "calls": result.calls, "generated_tokens": result.generated_tokens,
                   "prompt_tokens": result.prompt_tokens, "wall_s": result.wall_s,
                   "equivalent_at": result.equivalent_at, "search": result.to_dict()}
-        if self.spec.blind:      # equivalent_at is the blind judge's acceptance; the stored verdict is the reference's
-            record.update(blind=self.spec.blind, blind_accepted=best.judgement.equivalent)
+        if self.spec.blind:
+            # the search's "equivalent" is the blind judge's acceptance: recorded as such, and equivalent_at only
+            # when the reference proves the accepted answer (the stored verdict is the reference's)
+            proven = evaluation.subclass is Subclass.EQUIVALENT
+            record.update(blind=self.spec.blind, blind_accepted=best.judgement.equivalent,
+                          accepted_at=result.equivalent_at,
+                          equivalent_at=result.equivalent_at if proven and best.judgement.equivalent else None)
         return Drafted(row["key"], best.answer, prompt_record(result.prompt), record, evaluation.to_dict())
 
     def _corrective(self, row: Mapping, backend, task: TaskState | None) -> Drafted:
