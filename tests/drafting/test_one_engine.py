@@ -18,11 +18,10 @@ import pytest
 
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.model import TypedName
-from domain_drafter.drafting.candidates import draft_candidates
+from domain_drafter.drafting.candidates import draft_candidates, ranked_nodes
 from domain_drafter.drafting.judges import checks_judge
 from domain_drafter.drafting.new_action import new_action_prompt, provisional_bundle, write_new_action
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
-from domain_drafter.drafting.records import ranked_nodes
 from domain_drafter.drafting.search import search_action
 from domain_drafter.drafting.workspace import NewActionSpec, WorkingCopy
 from domain_drafter.llm.backend import DecodingOptions

@@ -37,10 +37,18 @@ from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-expor
     MAX_CANDIDATES,
     CandidateOptions,
 )
-from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict, checks_judge, reference_judge
+from domain_drafter.drafting.judges import (
+    Judge,
+    Judgement,
+    checked_verdict,
+    checks_judge,
+    has_reference,
+    reference_judge,
+)
 from domain_drafter.drafting.options import DraftOptions
+from domain_drafter.drafting.records import SearchNode, SearchResult
+from domain_drafter.drafting.search import draft_decoding
 from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
-from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 
 _WORST = 10**9
@@ -138,22 +146,7 @@ class Candidate:
                 "evaluation": self.evaluation.to_dict() if self.evaluation is not None else None}
 
 
-def has_reference(bundle: DomainBundle, action: str) -> bool:
-    """Can `action` be judged against a reference: the domain defines it (not a bare placeholder) and has problems."""
-    schema = bundle.domain.action_map.get(action.lower())
-    return schema is not None and bool(schema.precondition or schema.effect) and bool(bundle.problems)
-
-
 # --- generation ---------------------------------------------------------------------------------
-def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
-    """The options' decoding, with the action's grammar when the options ask for it."""
-    decoding = options.decoding
-    if options.grammar:
-        grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
-        decoding = grammar.decoding(decoding)
-    return decoding
-
-
 def _generate(backend: GenerationBackend, prompts: Sequence[str], decodings: Sequence[DecodingOptions],
               sampled: bool, task: TaskState) -> list[Generation]:
     """One answer per decoding: in one batch when the backend can, else one at a time."""
@@ -263,3 +256,22 @@ def draft_candidates(bundle: DomainBundle, action: str, backend: GenerationBacke
             on_candidate(candidate)
     task.report(n, n, f"{n} candidates judged")
     return rank_candidates(judged)
+
+
+# --- the search's answers as candidates -------------------------------------------------------
+def node_candidate(node: SearchNode) -> Candidate:
+    """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
+    where = "root" if node.parent is None else f"child of #{node.parent + 1}"
+    if node.repair_of is not None:
+        where = f"quick fix of #{node.repair_of + 1}"
+    if node.duplicate_of is not None:
+        where += f", same as #{node.duplicate_of + 1}"
+    return Candidate(node.id, node.decoding_seed if node.parent is not None else node.seed, node.parent is not None,
+                     node.answer, node.stats, node.judgement, score=node.judgement.score,
+                     origin=f"call {node.call}, {where}")
+
+
+def ranked_nodes(result: SearchResult) -> list[Candidate]:
+    """Every answer of the tree as a Candidate, best first (the frontier's order), `rank` 1..N."""
+    order = sorted(result.nodes, key=lambda n: (n.duplicate_of is not None, n.judgement.key, n.id))
+    return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]

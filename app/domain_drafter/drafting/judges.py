@@ -101,6 +101,12 @@ class Judge(Protocol):
     def __call__(self, answer: str, check: CheckReport | None = None) -> Judgement: ...
 
 
+def has_reference(bundle: DomainBundle, action: str) -> bool:
+    """Can `action` be judged against a reference: the domain defines it (not a bare placeholder) and has problems."""
+    schema = bundle.domain.action_map.get(action.lower())
+    return schema is not None and bool(schema.precondition or schema.effect) and bool(bundle.problems)
+
+
 def checked_verdict(solvable: Sequence[bool | None], tests_passed: int, tests_total: int) -> str:
     """`passed the checks, 2/3 problems solvable, 1 unknown, tests: 7 of 8 pass` (an answer without a reference)."""
     if not solvable:

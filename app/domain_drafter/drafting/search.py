@@ -34,9 +34,8 @@ from domain_drafter.core.errors import DrafterError, ModelError, UsageError
 from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.drafting.candidates import draft_decoding, has_reference
 from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, follow_up, judgement_feedback
-from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
+from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, has_reference, reference_judge
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
 from domain_drafter.drafting.records import SearchNode, SearchResult, Stopped
 from domain_drafter.llm.backend import (
@@ -47,6 +46,7 @@ from domain_drafter.llm.backend import (
     GenerationStats,
     steers_tokens,
 )
+from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import Evaluator
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
@@ -60,6 +60,15 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
         return False
     reach = explored(bundle, action, judgement).reach      # these classes come after a parsed answer
     return reach is not None and all(any(b.action == action for b in r.blocked) for r in reach)
+
+
+def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
+    """The options' decoding, with the action's grammar when the options ask for it."""
+    decoding = options.decoding
+    if options.grammar:
+        grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
+        decoding = grammar.decoding(decoding)
+    return decoding
 
 
 def _decoding_seed(seed: int, node: int, child: int) -> int:
