@@ -155,6 +155,13 @@ def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,
     return judge
 
 
+def checks_only_judge(bundle: DomainBundle, action: str) -> Judge:
+    """Judge answers by the syntax and semantic checks against the domain's vocabulary alone."""
+    def judge(answer: str, check: CheckReport | None = None) -> Judgement:
+        return Judgement(check if check is not None else check_answer(answer, bundle.domain, action))
+    return judge
+
+
 def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: TaskState | None = None, *,
                  use_tests: bool = True, accept_untested: bool = False) -> Judge:
     """Judge answers with no reference: the checks, which of the domain's problems stay solvable, and the
