@@ -35,11 +35,8 @@ from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidat
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
-from domain_drafter.llm.model_library import ModelLease
+from domain_drafter.llm.model_library import LeaseSource
 from domain_drafter.planning.evaluate import Evaluator
-
-LeaseSource = Callable[[TaskState], ModelLease]
-"""Leases the model chosen when the job started (loading it if needed), in the worker."""
 
 
 @dataclass(frozen=True)
