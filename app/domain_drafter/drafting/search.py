@@ -13,6 +13,12 @@ Answers equal up to renaming and order are merged: judged once, never expanded t
 a check-failing answer's quick fix (core/answer_repair.py) is judged as a node of its own (no model
 call), and a call that repeats itself is ended at the third copy.
 
+The presets that are not searches (drafting/presets.py) shape the same loop: `conversation` continues
+one conversation round after round (Generate's and New action's rounds; `failing_tests_only`: while the
+domain's tests fail), `batch` writes the roots together (`write_batch`) and judges every one (Draft N),
+`sample_roots` samples them from one prompt, `merge` False judges every answer, `raises` raises a cancel
+or a model failure instead of keeping it in the result.
+
 It stops (`Stopped`) at the first proven Equivalent, when a budget (calls, tokens, seconds) is spent,
 when nothing is left to expand, on cancel, or when the model fails; the result always holds the whole
 tree. Deterministic for a seed. The measurements behind these choices: resources/results/
