@@ -213,3 +213,38 @@ def test_no_import_runs_up_a_layer_or_across_one():
                 if a and b and a != b and level[a] >= level[b]:
                     offenders.append(f"{importer} -> {imported}")
     assert offenders == []
+
+
+# --- one engine (issue 39): one loop asks the model, one door compares whole domains ----------------------
+def _calls(path: Path) -> list[tuple[str, int]]:
+    """(called name, line) of every call in `path`: `f(...)` as f, `x.f(...)` as f."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            out.append((name, node.lineno))
+    return out
+
+
+def test_the_drafting_layer_asks_the_model_only_in_the_search():
+    asking = {"generate", "generate_batch", "generate_candidates"}
+    found = sorted(f"{path.relative_to(ROOT)}:{line} {name}" for path in (ROOT / "drafting").rglob("*.py")
+                   for name, line in _calls(path) if name in asking)
+    assert found and all(f.startswith("drafting/search.py:") for f in found), found
+
+
+def test_whole_domains_are_compared_only_through_the_evaluator():
+    """Every front end (the app, the CLI, the MCP tools, the drafting of a whole domain) gets the Evaluator's
+    options: `Evaluator.compare` is the one caller of `compare_domains`."""
+    import ast
+
+    found = []
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "domain_drafter.planning.domain_compare" and \
+                    any(alias.name == "compare_domains" for alias in node.names):
+                found.append(str(path.relative_to(ROOT)))
+    assert found == ["planning/evaluate.py"]

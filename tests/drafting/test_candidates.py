@@ -13,11 +13,10 @@ from domain_drafter.core.model import ActionSchema
 from domain_drafter.drafting.candidates import (
     Candidate,
     draft_candidates,
-    has_reference,
     judge_candidate,
     rank_candidates,
 )
-from domain_drafter.drafting.judges import checks_judge, problems_solvable
+from domain_drafter.drafting.judges import checks_judge, has_reference, problems_solvable
 from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.llm.backend import DecodingOptions, Generation, make_stats
 from domain_drafter.planning.evaluate import EvaluationOptions, Evaluator

@@ -97,8 +97,8 @@ def _plain_rounds(bundle, action, backend, evaluator, options):
     """The rounds as the plain ask, judge, re-ask loop gives them (what draft_action did before it became a preset
     of the search): (prompt, answer, subclass, diagnostic) per round."""
     from domain_drafter.core.prompt import build_prompt, load_template
-    from domain_drafter.drafting.candidates import draft_decoding
     from domain_drafter.drafting.feedback import follow_up
+    from domain_drafter.drafting.search import draft_decoding
 
     template = load_template()
     text = build_prompt(bundle, action, load_bundled(), options.description_class, options.seed, options.examples,

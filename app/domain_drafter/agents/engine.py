@@ -146,7 +146,6 @@ class WarmEngine:
         return out, text
 
     def compare_domains(self, args: Mapping, task: TaskState | None = None) -> Result:
-        from domain_drafter.planning.domain_compare import compare_domains
         from domain_drafter.text.verdicts import format_comparison
 
         reference = self.bundle(args)
@@ -158,9 +157,7 @@ class WarmEngine:
             cand = self.sources.bundle(domain_text=candidate_text).domain
         else:
             cand = self.sources.bundle(candidate).domain
-        e = self.evaluator
-        comparison = compare_domains(reference, cand, e.planner, e.plan_cache, options=e.options, states=e.states,
-                                     search=e.search, task=task)
+        comparison = self.evaluator.compare(reference, cand, task=task)
         return comparison.to_dict(), format_comparison(comparison, reference)
 
     def _shown(self, path: Path | None) -> str | None:

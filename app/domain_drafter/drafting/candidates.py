@@ -1,4 +1,5 @@
-"""Draft N candidate answers for one action in one batch, judge each, and rank them.
+"""Draft N candidate answers for one action in one batch, judge each, and rank them: the search
+(drafting/search.py) with Draft N's preset (`presets.draft_n_options`), its answers seen as `Candidate`s.
 
 Two ways to get N different answers (METHOD's protocol is greedy, one prompt):
 * **prompt seeds** (default, greedy): N prompts built with the seeds seed .. seed+N-1 (other
@@ -6,7 +7,7 @@ Two ways to get N different answers (METHOD's protocol is greedy, one prompt):
   decoded together with the llama.cpp backend's `generate_batch`.
 * **sampled**: one prompt, read once, and N answers sampled at a temperature > 0 with the
   decoding seeds seed .. seed+N-1 (`generate_candidates`, which copies the prompt's cache).
-A backend without these methods (the HTTP one) writes the answers one at a time.
+A backend without these methods (the HTTP one) writes the answers one at a time (search.write_batch).
 
 With a reference action every answer is judged by the Evaluator and the ranking is: Equivalent
 first, then by class (and subclass) order, then the smaller ARE. Without one (a new action, or a
@@ -29,7 +30,7 @@ from domain_drafter.core.answers import CheckReport
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.model import canonical_action
-from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
+from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-exported
     DEFAULT_CANDIDATES,
@@ -39,8 +40,10 @@ from domain_drafter.drafting.candidate_options import (  # noqa: F401 - re-expor
 )
 from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict, checks_judge, reference_judge
 from domain_drafter.drafting.options import DraftOptions
-from domain_drafter.llm.backend import DecodingOptions, Generation, GenerationBackend, GenerationStats
-from domain_drafter.llm.grammar import ActionGrammar
+from domain_drafter.drafting.presets import draft_n_options
+from domain_drafter.drafting.records import SearchNode, SearchResult
+from domain_drafter.drafting.search import search_action
+from domain_drafter.llm.backend import Generation, GenerationBackend, GenerationStats
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 
 _WORST = 10**9
@@ -48,19 +51,60 @@ _WORST = 10**9
 
 @dataclass(frozen=True)
 class Candidate:
-    """One drafted answer with its judgement and its place in the ranking (plain data)."""
+    """One judged answer as the candidates lists show it: a view over its SearchNode, with its place in the
+    ranking."""
 
-    index: int                          # drafting order, 0-based
-    seed: int                           # the prompt seed (prompt seeds) or the decoding seed (sampled)
-    sampled: bool
-    answer: str
-    stats: GenerationStats
-    judgement: Judgement                # the verdict with a reference; the checks, problems and tests without
+    node: SearchNode
+    sampled_roots: bool = False         # Draft N sampled from one prompt: a root's seed is its decoding seed
+    searched: bool = False              # from a search that expands answers: its score and origin are shown
     agreement: int = 0                  # candidates with the same canonical action, itself included (0: none parsed)
     rank: int = 0                       # 1 = best, once ranked
     rank_key: tuple = field(default=(), compare=False)
-    score: float | None = None          # the agreement score (METHOD 6b), where the search gave one
-    origin: str = ""                    # where a searched answer came from: "root", "child of #2"
+
+    @property
+    def index(self) -> int:
+        """Drafting order, 0-based."""
+        return self.node.id
+
+    @property
+    def sampled(self) -> bool:
+        return self.sampled_roots or self.node.parent is not None
+
+    @property
+    def seed(self) -> int:
+        """The prompt seed (prompt seeds) or the decoding seed (sampled)."""
+        return self.node.decoding_seed if self.sampled else self.node.seed
+
+    @property
+    def answer(self) -> str:
+        return self.node.answer
+
+    @property
+    def stats(self) -> GenerationStats:
+        return self.node.stats
+
+    @property
+    def judgement(self) -> Judgement:
+        """The verdict with a reference; the checks, problems and tests without."""
+        return self.node.judgement
+
+    @property
+    def score(self) -> float | None:
+        """The agreement score (METHOD 6b), where the search gave one."""
+        return self.node.score if self.searched else None
+
+    @property
+    def origin(self) -> str:
+        """Where a searched answer came from: "call 3, child of #2"."""
+        node = self.node
+        if not self.searched:
+            return ""
+        where = "root" if node.parent is None else f"child of #{node.parent + 1}"
+        if node.repair_of is not None:
+            where = f"quick fix of #{node.repair_of + 1}"
+        if node.duplicate_of is not None:
+            where += f", same as #{node.duplicate_of + 1}"
+        return f"call {node.call}, {where}"
 
     @property
     def check(self) -> CheckReport:
@@ -138,58 +182,19 @@ class Candidate:
                 "evaluation": self.evaluation.to_dict() if self.evaluation is not None else None}
 
 
-def has_reference(bundle: DomainBundle, action: str) -> bool:
-    """Can `action` be judged against a reference: the domain defines it (not a bare placeholder) and has problems."""
-    schema = bundle.domain.action_map.get(action.lower())
-    return schema is not None and bool(schema.precondition or schema.effect) and bool(bundle.problems)
-
-
-# --- generation ---------------------------------------------------------------------------------
-def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
-    """The options' decoding, with the action's grammar when the options ask for it."""
-    decoding = options.decoding
-    if options.grammar:
-        grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
-        decoding = grammar.decoding(decoding)
-    return decoding
-
-
-def _generate(backend: GenerationBackend, prompts: Sequence[str], decodings: Sequence[DecodingOptions],
-              sampled: bool, task: TaskState) -> list[Generation]:
-    """One answer per decoding: in one batch when the backend can, else one at a time."""
-    n = len(decodings)
-    limit = n * max(d.max_tokens for d in decodings)
-    written = [0]
-
-    def on_token(_index: int, _piece: str) -> None:
-        written[0] += 1
-        if written[0] % 8 == 0:
-            task.report(min(written[0], limit), limit, f"writing {n} candidates: {written[0]} tokens")
-
-    task.report(0, limit, f"writing {n} candidates")
-    if sampled and hasattr(backend, "generate_candidates"):
-        return list(backend.generate_candidates(prompts[0], n, list(decodings), task=task, on_token=on_token))
-    if not sampled and hasattr(backend, "generate_batch"):
-        return list(backend.generate_batch(list(prompts), list(decodings), task=task, on_token=on_token))
-    out = []
-    for j, decoding in enumerate(decodings):
-        task.check_cancelled()
-        task.report(j, n, f"writing candidate {j + 1} of {n}")
-        out.append(backend.generate(prompts[0] if sampled else prompts[j], decoding, task=task))
-    return out
-
-
 # --- judging -----------------------------------------------------------------------------------
 def judge_candidate(bundle: DomainBundle, action: str, index: int, seed: int, sampled: bool, generation: Generation,
                     evaluator: Evaluator, reference: bool, *, judge: Judge | None = None,
                     task: TaskState | None = None) -> Candidate:
-    """One answer judged: by the Evaluator with a reference; else by `judge` (default: a new `checks_judge`:
-    the checks, the problems, the domain's tests; one judge for a batch judges agreeing answers once)."""
+    """One answer judged as Draft N judges it: by the Evaluator with a reference; else by `judge` (default: a new
+    `checks_judge`: the checks, the problems, the domain's tests; one judge for a batch judges agreeing answers
+    once)."""
     if reference:
         judged = reference_judge(bundle, action, evaluator, task)(generation.text)
     else:
         judged = (judge or checks_judge(bundle, action, evaluator, task))(generation.text)
-    return Candidate(index, seed, sampled, generation.text, generation.stats, judged)
+    node = SearchNode(index, None, 0, index + 1, seed, seed, generation.text, generation.stats, judged)
+    return Candidate(node, sampled_roots=sampled)
 
 
 # --- ranking -----------------------------------------------------------------------------------
@@ -224,42 +229,30 @@ def draft_candidates(bundle: DomainBundle, action: str, backend: GenerationBacke
                      template: PromptTemplate | None = None,
                      on_candidate: Callable[[Candidate], None] | None = None,
                      task: TaskState | None = None) -> list[Candidate]:
-    """N answers for `action` drafted in one batch, each judged (`on_candidate` as it is), ranked best first.
+    """N answers for `action` drafted in one batch, each judged (`on_candidate` as it is), ranked best first:
+    the search with `presets.draft_n_options`. A cancel or a model failure is raised.
 
     `reference` None: judged against the bundle's action when it has one (`has_reference`). The
     corrective rounds of `options.retries` are not run: each candidate is one answer.
     """
-    if not 1 <= n <= MAX_CANDIDATES:
-        raise ValueError(f"the number of candidates must be 1..{MAX_CANDIDATES}, got {n}")
-    task = task or TaskState()
-    template = template or load_template()
-    action = bundle.require_action(action)
-    reference = has_reference(bundle, action) if reference is None else reference
-    decoding = draft_decoding(bundle, action, options)
-    if sampled:
-        temp = decoding.temperature if decoding.temperature > 0 else temperature
-        decodings = [replace(decoding, temperature=temp, seed=options.seed + j) for j in range(n)]
-        seeds = [options.seed + j for j in range(n)]
-        prompts = [build_prompt(bundle, action, bundled, options.description_class, options.seed,
-                                options.examples, template).text]
-    else:
-        decodings = [decoding] * n
-        seeds = [options.seed + j for j in range(n)]
-        prompts = [build_prompt(bundle, action, bundled, options.description_class, s, options.examples,
-                                template).text for s in seeds]
-    task.check_cancelled()
-    generations = _generate(backend, prompts, decodings, sampled, task)
-    if any(g.stats.stop_reason == "cancelled" for g in generations):
-        task.check_cancelled()
-    judged: list[Candidate] = []
-    judge = None if reference else checks_judge(bundle, action, evaluator, task)
-    for j, generation in enumerate(generations):
-        task.check_cancelled()
-        task.report(j, n, f"judging candidate {j + 1} of {n}")
-        candidate = judge_candidate(bundle, action, j, seeds[j], sampled, generation, evaluator, reference,
-                                    judge=judge, task=task)
-        judged.append(candidate)
+    search = draft_n_options(n, sampled, temperature)
+
+    def on_node(node: SearchNode) -> None:
         if on_candidate is not None:
-            on_candidate(candidate)
-    task.report(n, n, f"{n} candidates judged")
-    return rank_candidates(judged)
+            on_candidate(Candidate(node, sampled_roots=sampled))
+
+    result = search_action(bundle, action, backend, evaluator, bundled, options, search, template=template,
+                           reference=reference, on_node=on_node, task=task)
+    return rank_candidates([Candidate(node, sampled_roots=sampled) for node in result.nodes])
+
+
+# --- the search's answers as candidates -------------------------------------------------------
+def node_candidate(node: SearchNode) -> Candidate:
+    """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
+    return Candidate(node, searched=True)
+
+
+def ranked_nodes(result: SearchResult) -> list[Candidate]:
+    """Every answer of the tree as a Candidate, best first (the frontier's order), `rank` 1..N."""
+    order = sorted(result.nodes, key=lambda n: (n.duplicate_of is not None, n.judgement.key, n.id))
+    return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]

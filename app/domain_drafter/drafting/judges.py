@@ -101,6 +101,12 @@ class Judge(Protocol):
     def __call__(self, answer: str, check: CheckReport | None = None) -> Judgement: ...
 
 
+def has_reference(bundle: DomainBundle, action: str) -> bool:
+    """Can `action` be judged against a reference: the domain defines it (not a bare placeholder) and has problems."""
+    schema = bundle.domain.action_map.get(action.lower())
+    return schema is not None and bool(schema.precondition or schema.effect) and bool(bundle.problems)
+
+
 def checked_verdict(solvable: Sequence[bool | None], tests_passed: int, tests_total: int) -> str:
     """`passed the checks, 2/3 problems solvable, 1 unknown, tests: 7 of 8 pass` (an answer without a reference)."""
     if not solvable:
@@ -146,6 +152,13 @@ def reference_judge(bundle: DomainBundle, action: str, evaluator: Evaluator,
     def judge(answer: str, check: CheckReport | None = None) -> Judgement:
         result = evaluator.evaluate(bundle, action, answer, task=task, check=check)
         return Judgement(result.check, result)
+    return judge
+
+
+def checks_only_judge(bundle: DomainBundle, action: str) -> Judge:
+    """Judge answers by the syntax and semantic checks against the domain's vocabulary alone."""
+    def judge(answer: str, check: CheckReport | None = None) -> Judgement:
+        return Judgement(check if check is not None else check_answer(answer, bundle.domain, action))
     return judge
 
 

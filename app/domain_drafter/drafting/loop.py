@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.prompt import Prompt, PromptTemplate
@@ -17,22 +16,35 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.feedback import feedback_text, follow_up  # noqa: F401 - follow_up: re-exported
 from domain_drafter.drafting.options import DraftOptions, Feedback
 from domain_drafter.drafting.presets import corrective_options
+from domain_drafter.drafting.records import SearchNode
 from domain_drafter.drafting.search import search_action
 from domain_drafter.llm.backend import Generation, GenerationBackend
 from domain_drafter.planning.evaluate import EvaluationResult, Evaluator
 
-if TYPE_CHECKING:
-    from domain_drafter.drafting.records import SearchNode
-
 
 @dataclass(frozen=True)
 class DraftRound:
-    """One ask-and-judge round."""
+    """One ask-and-judge round, a view over its SearchNode."""
 
+    node: SearchNode
     prompt_text: str
-    generation: Generation
-    evaluation: EvaluationResult
-    diagnostic: str | None = None   # what the next round was told, if there was one
+    last: bool = False              # the retries were spent: no round could follow it
+
+    @property
+    def generation(self) -> Generation:
+        return Generation(self.node.answer, self.node.stats)
+
+    @property
+    def evaluation(self) -> EvaluationResult:
+        """The verdict against the reference (Generate's rounds are always judged against it)."""
+        evaluation = self.node.judgement.evaluation
+        assert evaluation is not None
+        return evaluation
+
+    @property
+    def diagnostic(self) -> str | None:
+        """What the next round was told, if there was one."""
+        return None if self.last else self.node.feedback
 
     def to_dict(self) -> dict:
         stats = self.generation.stats
@@ -96,8 +108,7 @@ def draft_action(
 
     def on_node(node: SearchNode) -> None:
         attempt = len(rounds)
-        told = node.feedback if attempt < options.retries else None
-        round_ = DraftRound(asked[attempt], Generation(node.answer, node.stats), node.judgement.evaluation, told)
+        round_ = DraftRound(node, asked[attempt], attempt >= options.retries)
         rounds.append(round_)
         if on_round is not None:
             on_round(round_)

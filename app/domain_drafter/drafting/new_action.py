@@ -4,14 +4,14 @@ There is no reference to be equivalent to, so an answer is judged by the judge w
 (drafting/judges.py, as Draft N and the search do): the syntax and semantic checks against the
 domain's vocabulary, the domain's problems that stay solvable, and the domain's tests, whose failing
 cases in words go into the answer's message. An answer that passes the checks but fails some of the
-domain's tests is asked again, as the search re-prompts a node: the conversation so far, the answer,
-and what is wrong with it (drafting/feedback.judgement_feedback: the failing cases in words, and any
-problem it leaves unsolvable; loop.follow_up), for at most TEST_ROUNDS rounds (or the settings'
-corrective retries + 1, if more), stopping as soon as every case passes. An answer that fails the
-checks is not asked again (no case was run on it). Every round is kept on the answer and recorded as
-an attempt. Try it is practical: plan
-the domain's problems with the working domain plus the new action and show whether, and where, the
-plans use it.
+domain's tests is asked again: the conversation so far, the answer, and what is wrong with it
+(drafting/feedback.judgement_feedback: the failing cases in words, and any problem it leaves
+unsolvable; feedback.follow_up), for at most TEST_ROUNDS rounds (or the settings' corrective
+retries + 1, if more), stopping as soon as every case passes. An answer that fails the checks is not
+asked again (no case was run on it). These rounds are the one search (drafting/search.py) with New
+action's preset (`presets.new_action_options`). Every round is kept on the answer and recorded as an
+attempt. Try it is practical: plan the domain's problems with the working domain plus the new action
+and show whether, and where, the plans use it.
 """
 
 from __future__ import annotations
@@ -20,19 +20,20 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from domain_drafter.core.answers import CheckReport, check_answer
+from domain_drafter.core.answers import CheckReport
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.descriptions import DescriptionClass
 from domain_drafter.core.errors import DomainError, ModelError, SourceLocation, UsageError
 from domain_drafter.core.plan_words import plan_in_words
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.feedback import follow_up, judgement_feedback
-from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict
+from domain_drafter.drafting.judges import Judge, Judgement, checked_verdict, checks_only_judge
 from domain_drafter.drafting.options import DraftOptions
+from domain_drafter.drafting.presets import new_action_options
+from domain_drafter.drafting.records import SearchNode
+from domain_drafter.drafting.search import search_action
 from domain_drafter.drafting.workspace import Attempt, WorkingCopy
 from domain_drafter.llm.backend import GenerationBackend, GenerationStats
-from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.kstar import KStarPlanner, PlannerStatus
 from domain_drafter.planning.validator import PlanValidator
 
@@ -62,14 +63,35 @@ def new_action_prompt(workspace: WorkingCopy, name: str, pool: Sequence[DomainBu
 
 @dataclass(frozen=True)
 class NewActionRound:
-    """One ask-and-judge round of a new action: what it was asked, the answer, its checks and judgement."""
+    """One ask-and-judge round of a new action, a view over its SearchNode: what it was asked, the answer, its
+    checks and judgement."""
 
+    node: SearchNode
     prompt_text: str
-    answer: str
-    check: CheckReport
-    stats: GenerationStats
-    judgement: Judgement | None = None   # the problems and the domain's tests, where a judge was given
-    feedback: str | None = None          # what the next round was (to be) told (None: no next round)
+    judged: bool = True       # a judge tried it on the problems and the domain's tests (else the checks alone)
+    last: bool = False        # the rounds were spent: none could follow it
+
+    @property
+    def answer(self) -> str:
+        return self.node.answer
+
+    @property
+    def check(self) -> CheckReport:
+        return self.node.judgement.check
+
+    @property
+    def stats(self) -> GenerationStats:
+        return self.node.stats
+
+    @property
+    def judgement(self) -> Judgement | None:
+        """The problems and the domain's tests, where a judge was given and the checks passed."""
+        return self.node.judgement if self.judged and self.check.passed else None
+
+    @property
+    def feedback(self) -> str | None:
+        """What the next round was (to be) told (None: no next round)."""
+        return None if self.last else self.node.feedback
 
     @property
     def verdict(self) -> str:
@@ -152,42 +174,29 @@ def write_new_action(prompt: Prompt, bundle: DomainBundle, name: str, backend: G
     """Ask the model for the new action `name` of `bundle` (the provisional bundle: its domain is the vocabulary)
     and check the answer; `judge` (a `checks_judge` of that bundle) also tries it on the problems and the domain's
     tests, and an answer that fails some case is asked again with what is wrong (the failing cases in words), for
-    at most `rounds` rounds (default: TEST_ROUNDS, or the options' retries + 1 if more), until every case passes.
+    at most `rounds` rounds (default: TEST_ROUNDS, or the options' retries + 1 if more), until every case passes:
+    the search with `presets.new_action_options`, after `prompt`.
 
     Touches no working copy: a front end takes the prompt and the bundle from its copy first
     (new_action_prompt, provisional_bundle), runs this in a worker, then records the answer
     where the copy lives (record_new_action)."""
-    vocabulary = bundle.domain
-    template = template or load_template()
     most = max(1, rounds if rounds is not None else max(TEST_ROUNDS, options.retries + 1))
-    decoding = options.decoding
-    if options.grammar:
-        grammar = ActionGrammar(vocabulary, name, lock_signature=options.lock_signature)
-        decoding = grammar.decoding(decoding)
-    done: list[NewActionRound] = []
-    text: str = prompt.text
-    for number in range(most):
-        if task is not None:
-            task.check_cancelled()
-            task.report(number, most, f"round {number + 1}: generating")
-        try:
-            generation = backend.generate(text, decoding, on_token=on_token, task=task)
-        except ModelError as err:
-            if not done:
-                raise
-            return NewActionAnswer(name, prompt, tuple(done), backend.name, str(err))
-        if generation.stats.stop_reason == "cancelled" and task is not None:
-            task.check_cancelled()
-        check = check_answer(generation.text, vocabulary, name)
-        judgement = judge(generation.text) if judge is not None and check.passed else None
-        told = None
-        if judgement is not None and judgement.fails_tests and number + 1 < most:   # as the search re-prompts a node
-            told = judgement_feedback(bundle, name, judgement, options.feedback)
-        done.append(NewActionRound(text, generation.text, check, generation.stats, judgement, told))
-        if told is None:
-            break
-        text = follow_up(text, generation.text, told, template)
-    return NewActionAnswer(name, prompt, tuple(done), backend.name)
+    asked: list[str] = []
+    nodes: list[SearchNode] = []
+
+    def done() -> tuple[NewActionRound, ...]:
+        return tuple(NewActionRound(node, asked[i], judge is not None, i + 1 >= most) for i, node in enumerate(nodes))
+
+    try:
+        search_action(bundle, name, backend, None, (), options, new_action_options(most, options.feedback),
+                      template=template, prompt=prompt, judge=judge or checks_only_judge(bundle, name),
+                      on_node=nodes.append, on_call=lambda _index, text: asked.append(text), on_token=on_token,
+                      task=task)
+    except ModelError as err:
+        if not nodes:
+            raise
+        return NewActionAnswer(name, prompt, done(), backend.name, str(err))
+    return NewActionAnswer(name, prompt, done(), backend.name)
 
 
 def record_new_action(workspace: WorkingCopy, answer: NewActionAnswer, options: DraftOptions) -> Attempt:

@@ -69,6 +69,10 @@ DEFAULT_TEMPERATURE = 0.8    # the children's sampling temperature
 DEFAULT_REHEAT = 0.2         # added to it for each earlier expansion of the same node, and each repeat in one
 MAX_TEMPERATURE = 1.5        # the most a reheated expansion samples at
 SEARCH_POLICIES = ("best-first", "linear")
+# the flags of the presets that are not searches (Draft N, Generate's and New action's rounds), with their
+# defaults: to_dict names one only where it is set otherwise
+_FLAGS = {"conversation": False, "merge": True, "raises": False, "batch": False, "sample_roots": False,
+          "failing_tests_only": False}
 
 
 @dataclass(frozen=True)
@@ -92,10 +96,20 @@ class SearchOptions:
     # under the grammar, no call writes an answer judged before (the literal guard will not close the effect into
     # one); needs no reference. Guided search sets both.
     refuse_judged: bool = False
-    # corrective rounds (DraftOptions.retries, drafting/loop.draft_action): each re-prompt continues the whole
-    # conversation, every answer is judged (none merged), every call decodes as the draft says, and the rounds end
-    # when the feedback has nothing to say; a cancel or a model failure is raised, not kept in the result
+    # corrective rounds (DraftOptions.retries, drafting/loop.draft_action; New action's rounds): each re-prompt
+    # continues the whole conversation, every call decodes as the draft says, and the rounds end when the feedback
+    # has nothing to say
     conversation: bool = False
+    merge: bool = True                        # an answer equal up to renaming to one judged before takes its judgement
+    raises: bool = False                      # a cancel or a model failure is raised, not kept in the result
+    # the roots are written together, in one batch where the backend can, and every one is judged (Draft N)
+    batch: bool = False
+    # the roots are sampled from one prompt (the draft's seed) with the decoding seeds seed, seed+1, ..., at the
+    # draft's temperature, or at `temperature` where the draft decodes greedily (else one prompt per seed)
+    sample_roots: bool = False
+    # an answer is asked again only while it fails some of the domain's test cases (New action: one that fails the
+    # checks ran no case, one that passes every case is done)
+    failing_tests_only: bool = False
 
     def child_temperature(self, expansions: int, repeats: int = 0) -> float:
         """The temperature of a child in a node's `expansions`-th expansion (0-based) after `repeats` of its
@@ -131,4 +145,4 @@ class SearchOptions:
                 "time_limit_s": self.time_limit_s, "policy": self.policy, "repair": self.repair,
                 "reheat": self.reheat, "rotate": self.rotate, "forbid_removed": self.forbid_removed,
                 "refuse_judged": self.refuse_judged,
-                **({"conversation": True} if self.conversation else {})}
+                **{name: getattr(self, name) for name, default in _FLAGS.items() if getattr(self, name) != default}}

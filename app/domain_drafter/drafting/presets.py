@@ -9,14 +9,19 @@ search everywhere:
 - search: best-first over answers and their feedback (width roots, children sampled per expansion);
 - guided-search: the search with `guided_flags(True)`: no call writes an answer judged before, and under
   the grammar a child may not write a literal its parent's feedback told it to take out.
-Generate's own rounds (one-shot, then DraftOptions.retries corrective rounds; drafting/loop.draft_action)
-are `corrective_options`: the conversation continued round after round, until nothing is left to say.
+Three presets are not searches but run on the same engine, each named here too:
+- Generate's own rounds (one-shot, then DraftOptions.retries corrective rounds; drafting/loop.draft_action)
+  are `corrective_options`: the conversation continued round after round, until nothing is left to say;
+- Draft N (drafting/candidates.draft_candidates) is `draft_n_options`: N answers in one batch, each judged;
+- New action's rounds (drafting/new_action.write_new_action) are `new_action_options`: the conversation
+  continued while the answer fails some of the domain's test cases.
 """
 
 from __future__ import annotations
 
 import enum
 
+from domain_drafter.drafting.candidate_options import DEFAULT_SAMPLE_TEMPERATURE, MAX_CANDIDATES
 from domain_drafter.drafting.options import Feedback, SearchOptions
 
 
@@ -73,4 +78,24 @@ def corrective_options(retries: int, feedback: Feedback) -> SearchOptions:
     continuing the conversation with the last answer and its `feedback`, every answer judged against the
     reference, no quick fix; they end at the first round with nothing to say (Equivalent, an error)."""
     return SearchOptions(budget=retries + 1, width=1, children=1, feedback=feedback, temperature=0.0,
-                         policy="linear", repair=False, conversation=True)
+                         policy="linear", repair=False, conversation=True, merge=False, raises=True)
+
+
+def draft_n_options(n: int, sampled: bool = False, temperature: float = DEFAULT_SAMPLE_TEMPERATURE) -> SearchOptions:
+    """Draft N as the search runs it: `n` roots written in one batch (one greedy answer per prompt seed, or
+    `sampled` from one prompt with `n` decoding seeds, at `temperature` where the draft decodes greedily), each
+    judged once (none merged, no quick fix, all judged even after an Equivalent one), a cancel or a model failure
+    raised; drafting/candidates.rank_candidates ranks them. Its feedback is the cheapest kind: no answer is
+    asked again."""
+    if not 1 <= n <= MAX_CANDIDATES:
+        raise ValueError(f"the number of candidates must be 1..{MAX_CANDIDATES}, got {n}")
+    return SearchOptions(budget=n, width=n, children=1, feedback=Feedback.CHECKS, temperature=temperature,
+                         repair=False, merge=False, raises=True, batch=True, sample_roots=sampled)
+
+
+def new_action_options(rounds: int, feedback: Feedback) -> SearchOptions:
+    """New action's rounds as the search runs them: one answer, then up to `rounds` - 1 more, each continuing the
+    conversation with the last answer and its `feedback` (then the failing test cases in words), asked again only
+    while the answer fails some of the domain's test cases; no quick fix, a cancel or a model failure raised."""
+    return SearchOptions(budget=rounds, width=1, children=1, feedback=feedback, temperature=0.0, policy="linear",
+                         repair=False, conversation=True, merge=False, raises=True, failing_tests_only=True)

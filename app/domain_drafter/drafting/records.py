@@ -1,13 +1,12 @@
 """The search's records: each judged answer (`SearchNode`), the whole tree (`SearchResult`) and why it stopped
-(`Stopped`); as Candidates for the lists that show them."""
+(`Stopped`)."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from domain_drafter.core.prompt import Prompt
-from domain_drafter.drafting.candidates import Candidate
 from domain_drafter.drafting.judges import Judgement
 from domain_drafter.drafting.options import SearchOptions
 from domain_drafter.llm.backend import GenerationStats
@@ -114,21 +113,3 @@ class SearchResult:
                 "wall_s": self.wall_s, "best": best.id if best is not None else None,
                 "equivalent_at": self.equivalent_at, "nodes": [n.to_dict() for n in self.nodes],
                 "timings": dict(self.timings)}
-
-
-def node_candidate(node: SearchNode) -> Candidate:
-    """A searched answer as a Candidate, for the lists that show candidates (Draft until proven)."""
-    where = "root" if node.parent is None else f"child of #{node.parent + 1}"
-    if node.repair_of is not None:
-        where = f"quick fix of #{node.repair_of + 1}"
-    if node.duplicate_of is not None:
-        where += f", same as #{node.duplicate_of + 1}"
-    return Candidate(node.id, node.decoding_seed if node.parent is not None else node.seed, node.parent is not None,
-                     node.answer, node.stats, node.judgement, score=node.judgement.score,
-                     origin=f"call {node.call}, {where}")
-
-
-def ranked_nodes(result: SearchResult) -> list[Candidate]:
-    """Every answer of the tree as a Candidate, best first (the frontier's order), `rank` 1..N."""
-    order = sorted(result.nodes, key=lambda n: (n.duplicate_of is not None, n.judgement.key, n.id))
-    return [replace(node_candidate(n), rank=i) for i, n in enumerate(order, start=1)]

@@ -13,6 +13,12 @@ Answers equal up to renaming and order are merged: judged once, never expanded t
 a check-failing answer's quick fix (core/answer_repair.py) is judged as a node of its own (no model
 call), and a call that repeats itself is ended at the third copy.
 
+The presets that are not searches (drafting/presets.py) shape the same loop: `conversation` continues
+one conversation round after round (Generate's and New action's rounds; `failing_tests_only`: while the
+domain's tests fail), `batch` writes the roots together (`write_batch`) and judges every one (Draft N),
+`sample_roots` samples them from one prompt, `merge` False judges every answer, `raises` raises a cancel
+or a model failure instead of keeping it in the result.
+
 It stops (`Stopped`) at the first proven Equivalent, when a budget (calls, tokens, seconds) is spent,
 when nothing is left to expand, on cancel, or when the model fails; the result always holds the whole
 tree. Deterministic for a seed. The measurements behind these choices: resources/results/
@@ -32,11 +38,10 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
 from domain_drafter.core.errors import DrafterError, ModelError, UsageError
 from domain_drafter.core.model import canonical_action
-from domain_drafter.core.prompt import PromptTemplate, build_prompt, load_template
+from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
-from domain_drafter.drafting.candidates import draft_decoding, has_reference
 from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, follow_up, judgement_feedback
-from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, reference_judge
+from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, has_reference, reference_judge
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
 from domain_drafter.drafting.records import SearchNode, SearchResult, Stopped
 from domain_drafter.llm.backend import (
@@ -47,6 +52,7 @@ from domain_drafter.llm.backend import (
     GenerationStats,
     steers_tokens,
 )
+from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import Evaluator
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
@@ -62,24 +68,61 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
     return reach is not None and all(any(b.action == action for b in r.blocked) for r in reach)
 
 
+def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
+    """The options' decoding, with the action's grammar when the options ask for it."""
+    decoding = options.decoding
+    if options.grammar:
+        grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
+        decoding = grammar.decoding(decoding)
+    return decoding
+
+
 def _decoding_seed(seed: int, node: int, child: int) -> int:
     """A decoding seed that depends only on the search's seed and the place in the tree."""
     return (seed * 1_000_003 + node * 1_009 + child * 7 + 1) % (2**31 - 1)
 
 
-def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend, evaluator: Evaluator,
+def write_batch(backend: GenerationBackend, prompts: Sequence[str], decodings: Sequence[DecodingOptions],
+                sampled: bool, task: TaskState) -> list[Generation]:
+    """One answer per (prompt, decoding), written together where the backend can: sampled from one prompt
+    (`generate_candidates`, the prompt read once), else in one batch (`generate_batch`); one at a time else."""
+    n = len(decodings)
+    limit = n * max(d.max_tokens for d in decodings)
+    written = [0]
+
+    def on_token(_index: int, _piece: str) -> None:
+        written[0] += 1
+        if written[0] % 8 == 0:
+            task.report(min(written[0], limit), limit, f"writing {n} candidates: {written[0]} tokens")
+
+    task.report(0, limit, f"writing {n} candidates")
+    if sampled and hasattr(backend, "generate_candidates"):
+        return list(backend.generate_candidates(prompts[0], n, list(decodings), task=task, on_token=on_token))
+    if not sampled and hasattr(backend, "generate_batch"):
+        return list(backend.generate_batch(list(prompts), list(decodings), task=task, on_token=on_token))
+    out = []
+    for j, decoding in enumerate(decodings):
+        task.check_cancelled()
+        task.report(j, n, f"writing candidate {j + 1} of {n}")
+        out.append(backend.generate(prompts[j], decoding, task=task))
+    return out
+
+
+def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend, evaluator: Evaluator | None,
                   pool: Sequence[DomainBundle], draft: DraftOptions = DraftOptions(),
                   options: SearchOptions = SearchOptions(), *, template: PromptTemplate | None = None,
-                  judge: Judge | None = None, reference: bool | None = None,
+                  prompt: Prompt | None = None, judge: Judge | None = None, reference: bool | None = None,
                   on_node: Callable[[SearchNode], None] | None = None,
                   on_call: Callable[[int, str], None] | None = None, on_token: Callable[[str], None] | None = None,
                   task: TaskState | None = None) -> SearchResult:
     """Search for an answer to `action` that the judge proves right (see the module's docstring).
 
     `judge` None: the proof against the bundle's action where it has one (`has_reference`), else the
-    checks and the problems. `on_node` fires for each answer as it is judged, `on_call(index, prompt)` before
-    each model call and `on_token` for each piece it writes. Never raises on a model failure or a cancel once
-    started (but with `options.conversation`): the result says why it stopped and keeps the tree.
+    checks and the problems (`evaluator` may be None only where `judge` is given). `prompt`: the root prompt,
+    where the caller built it (width 1; else built from `pool` and `draft`). `on_node` fires for each answer as
+    it is judged, `on_call(index, prompt)` before each model call and `on_token` for each piece it writes. Never
+    raises on a model failure or a cancel once started (but with `options.raises`): the result says why it
+    stopped and keeps the tree.
     """
     task = task or TaskState()
     if (options.forbid_removed or options.refuse_judged) and not steers_tokens(backend):
@@ -96,8 +139,12 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     if options.repair:      # an answer looping until the token limit is cut at its third copy; the quick fix closes it
         decoding = replace(decoding, stop_loops=True)
     grammar = decoding.grammar if draft.grammar else None
-    prompts = [build_prompt(bundle, action, pool, draft.description_class, draft.seed + j, draft.examples, template)
-               for j in range(options.width)]
+    if prompt is not None:
+        prompts = [prompt]
+    else:
+        seeds = [draft.seed] if options.sample_roots else [draft.seed + j for j in range(options.width)]
+        prompts = [build_prompt(bundle, action, pool, draft.description_class, s, draft.examples, template)
+                   for s in seeds]
     started = time.perf_counter()
     nodes: list[SearchNode] = []
     seen: dict[str, int] = {}           # merge key -> the node judged first
@@ -132,6 +179,28 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         generation: Generation = backend.generate(prompt, decoding_, on_token=on_token, task=task)
         if generation.stats.stop_reason == "cancelled":
             raise Cancelled()
+        return answered(prompt, generation, decoding_, parent, seed)
+
+    def ask_batch(roots: list[tuple[str, DecodingOptions, int]]) -> list[SearchNode]:
+        """The roots written together (`write_batch`), then each judged in turn."""
+        task.check_cancelled()
+        for j, (text, _, _) in enumerate(roots):
+            if on_call is not None:
+                on_call(j, text)
+        generations = write_batch(backend, [r[0] for r in roots], [r[1] for r in roots], options.sample_roots, task)
+        if any(g.stats.stop_reason == "cancelled" for g in generations):
+            raise Cancelled()
+        out, n = [], len(roots)
+        for j, (generation, (text, decoding_, seed)) in enumerate(zip(generations, roots)):
+            task.check_cancelled()
+            task.report(j, n, f"judging candidate {j + 1} of {n}")
+            out.append(answered(text, generation, decoding_, None, seed))
+        task.report(n, n, f"{n} candidates judged")
+        return out
+
+    def answered(prompt: str, generation: Generation, decoding_: DecodingOptions, parent: SearchNode | None,
+                 seed: int) -> SearchNode:
+        """A written answer counted and judged, and with `repair` its quick fix too."""
         spent["calls"] += 1
         spent["generated"] += generation.stats.generated_tokens
         spent["prompt"] += generation.stats.prompt_tokens
@@ -154,14 +223,14 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         merged = None
         quick = check_answer(key_text, bundle.domain, action)
         merge = canonical_action(quick.action) if quick.action is not None else " ".join(key_text.split())
-        if merge in seen and not options.conversation:
+        if merge in seen and options.merge:
             merged = seen[merge]
             judgement = nodes[merged].judgement
             said = nodes[merged].feedback
             dead = nodes[merged].dead
         else:
             judgement = explored(bundle, action, judge(key_text, quick))   # parsed once, explored once
-            said = None if judgement.equivalent else (
+            said = None if judgement.equivalent or (options.failing_tests_only and not judgement.fails_tests) else (
                 judgement_feedback(bundle, action, judgement, options.feedback)
                 or (None if options.conversation else _GENERIC))
             dead = never_applies(bundle, action, judgement)
@@ -196,12 +265,25 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     def judged_before() -> tuple[str, ...] | None:
         return tuple(tried) if options.refuse_judged and tried else None
 
+    def root(j: int) -> tuple[str, DecodingOptions, int]:
+        """The j-th root's prompt, decoding and prompt seed."""
+        if options.sample_roots:
+            return prompts[0].text, replace(decoding, temperature=decoding.temperature or options.temperature,
+                                            seed=draft.seed + j), draft.seed
+        if options.conversation or options.batch:
+            return prompts[j].text, decoding, draft.seed + j
+        return prompts[j].text, replace(decoding, seed=draft.seed + j, judged=judged_before()), draft.seed + j
+
     try:
-        for j, prompt in enumerate(prompts):
+        if options.batch:
+            roots = ask_batch([root(j) for j in range(min(options.width, options.budget))])
+            if any(node.judgement.equivalent for node in roots):
+                return finish(Stopped.EQUIVALENT)
+        for j in range(0 if options.batch else options.width):
             if out_of_budget():
                 break
-            node = ask(prompt.text, decoding if options.conversation
-                       else replace(decoding, seed=draft.seed + j, judged=judged_before()), None, draft.seed + j)
+            text, decoding_, seed = root(j)
+            node = ask(text, decoding_, None, seed)
             if node.judgement.equivalent:
                 return finish(Stopped.EQUIVALENT)
             if options.conversation and node.feedback is None:
@@ -256,10 +338,10 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                     resting.append(entry)
         return finish(why)
     except Cancelled:
-        if options.conversation:
+        if options.raises:
             raise
         return finish(Stopped.CANCELLED)
     except (ModelError, DrafterError) as exc:
-        if options.conversation:
+        if options.raises:
             raise
         return finish(Stopped.ERROR, str(exc))

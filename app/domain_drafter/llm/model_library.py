@@ -66,6 +66,11 @@ class ModelLease:
         self.release()
 
 
+LeaseSource = Callable[[TaskState], ModelLease]
+"""Leases the model chosen when a job started (loading it if needed), in the job's worker: what a window hands
+its jobs (e.g. `lambda task: library.acquire(entry, task)`)."""
+
+
 class ModelLibrary:
     """Which model is current, who uses which, and when each may be closed."""
 

@@ -70,14 +70,12 @@ def _candidate_domain(spec: str):
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from domain_drafter.core.bundle import load_bundle
-    from domain_drafter.planning.domain_compare import compare_domains
 
     reference = load_bundle(args.reference)
     reference.require_problems()
     candidate = _candidate_domain(args.candidate)
     with evaluator(args) as judge:
-        comparison = compare_domains(reference, candidate, judge.planner, judge.plan_cache, options=judge.options,
-                                     states=judge.states, search=judge.search)
+        comparison = judge.compare(reference, candidate)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     else:

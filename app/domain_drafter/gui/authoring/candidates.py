@@ -27,9 +27,9 @@ from domain_drafter.gui.panels.candidates_controller import (
     CandidatesHost,
     CandidatesOutcome,
     DraftTarget,
-    LeaseSource,
 )
 from domain_drafter.gui.state.workers import JobKind
+from domain_drafter.llm.model_library import LeaseSource
 
 
 class AuthoringWindowParts(CandidatesHost, Protocol):

@@ -24,13 +24,10 @@ from domain_drafter.drafting.loop import DraftOptions, draft_action
 from domain_drafter.drafting.new_action import NewActionAnswer, TryReport, try_action, write_new_action
 from domain_drafter.drafting.whole_domain import ActionOutcome, DomainDraft, draft_domain
 from domain_drafter.drafting.workspace import WorkingCopy
-from domain_drafter.llm.model_library import ModelLease
+from domain_drafter.llm.model_library import LeaseSource
 from domain_drafter.planning.domain_compare import DomainComparison
 from domain_drafter.planning.evaluate import Evaluator
 from domain_drafter.planning.kstar import KStarPlanner
-
-LeaseSource = Callable[[TaskState], ModelLease]
-"""Leases the model chosen when the job started (loading it if needed), in the worker."""
 
 
 def parse_parameters(text: str) -> tuple[TypedName, ...]:

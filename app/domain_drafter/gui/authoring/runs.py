@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain_drafter.core.tasks import TaskState
 from domain_drafter.drafting.new_action import (
     NewActionAnswer,
     TryReport,
@@ -28,7 +27,7 @@ from domain_drafter.gui.authoring.jobs import (
 )
 from domain_drafter.gui.state.errors import describe_error
 from domain_drafter.gui.state.workers import JobKind, TaskWorker
-from domain_drafter.llm.model_library import ModelLease
+from domain_drafter.llm.model_library import LeaseSource
 from domain_drafter.text.verdicts import format_comparison
 
 JOB_WORDS = {JobKind.DRAFT_ALL: "Draft all", JobKind.DRAFT: "Draft", JobKind.TRY: "Try it",
@@ -44,7 +43,7 @@ class AuthoringRunsMixin:
     """Needs the AuthoringWindow's state, workspace, runner, verdict, tabs, editor, counterexample, say and
     after_change."""
 
-    def lease_source(self) -> Callable[[TaskState], ModelLease] | None:
+    def lease_source(self) -> LeaseSource | None:
         """Leases the model chosen now (a later switch applies to later jobs); None if there is none."""
         entry, models = self.state.model, self.state.models
         if entry is None:

@@ -21,19 +21,22 @@ from PySide6.QtWidgets import QAbstractButton
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.candidates import Candidate, CandidateOptions, draft_candidates
+from domain_drafter.drafting.candidates import (
+    Candidate,
+    CandidateOptions,
+    draft_candidates,
+    node_candidate,
+    ranked_nodes,
+)
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
-from domain_drafter.drafting.records import Stopped, node_candidate, ranked_nodes
+from domain_drafter.drafting.records import Stopped
 from domain_drafter.drafting.search import search_action
 from domain_drafter.gui.panels.candidates_panel import CandidatesPanel, candidate_badge, ranked_title
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.enabling import EnablingTable
 from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
-from domain_drafter.llm.model_library import ModelLease
+from domain_drafter.llm.model_library import LeaseSource
 from domain_drafter.planning.evaluate import Evaluator
-
-LeaseSource = Callable[[TaskState], ModelLease]
-"""Leases the model chosen when the job started (loading it if needed), in the worker."""
 
 
 @dataclass(frozen=True)
