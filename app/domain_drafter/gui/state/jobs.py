@@ -104,9 +104,10 @@ def generate_answer(models: ModelLibrary, entry: ModelEntry, bundle: DomainBundl
     with models.acquire(entry, task) as lease:
         draft = draft_action(bundle, action, lease.backend, evaluator, pool, options, template=template,
                              on_token=on_token, task=task)
-    last = draft.rounds[-1]
+    last = draft.rounds[-1]            # a view over its search node: the findings go on the node's judgement
     final = with_invariants(last.evaluation, bundle, action, task)
-    return replace(draft, rounds=(*draft.rounds[:-1], replace(last, evaluation=final)))
+    node = replace(last.node, judgement=replace(last.node.judgement, evaluation=final))
+    return replace(draft, rounds=(*draft.rounds[:-1], replace(last, node=node)))
 
 
 def save_dismissal_job(bundle: DomainBundle, action: str, key: str, dismiss: bool, *, task: TaskState) -> frozenset[str]:
