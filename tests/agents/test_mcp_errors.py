@@ -106,7 +106,7 @@ def test_bad_arguments_are_structured_errors_and_a_ten_megabyte_text_is_refused(
             assert "arguments" in step["what"]
             state = error_of(await s.call_tool("applicable", {"domain": "blocksworld", "step": "(pick-up a)",
                                                               "state": "(flying a)"}))
-            assert state["where"] == {"file": "state"}
+            assert state["where"] == {"file": "state", "line": 1, "column": 1}
             problem = error_of(await s.call_tool("plan", {"domain": "blocksworld", "problem": "p99"}))
             assert "p01" in problem["hint"]
             both = error_of(await s.call_tool("describe_domain", {}))
@@ -114,5 +114,28 @@ def test_bad_arguments_are_structured_errors_and_a_ten_megabyte_text_is_refused(
             typed = await s.call_tool("plan", {"domain": "blocksworld", "k": "many"})
             assert typed.is_error   # the SDK's own argument validation, still a tool error
             assert not (await s.call_tool("list_domains", {})).is_error
+
+    anyio.run(body)
+
+
+def test_a_state_with_an_error_is_located_by_line_and_column_within_the_state(cache):
+    broken = {
+        "(on a b)\n(clear a) oops\n": (2, 11, "syntax"),          # the parser's place, taken back into the state
+        "(on a b)\n(clear a)\n  (ontable zz)": (3, 3, "zz"),      # parses, but names no object: its atom
+        "(on a b)\n  (clera a)\n": (2, 3, "clera"),               # an undeclared predicate: its atom
+    }
+
+    async def body() -> None:
+        async with mcp_session(cache) as s:
+            for state, (line, column, word) in broken.items():
+                error = error_of(await s.call_tool("applicable", {"domain": "blocksworld", "step": "(pick-up a)",
+                                                                  "state": state}))
+                assert error["where"] == {"file": "state", "line": line, "column": column}, (state, error)
+                assert f"state:{line}:{column}: " in (await s.call_tool(
+                    "applicable", {"domain": "blocksworld", "step": "(pick-up a)", "state": state})).content[0].text
+                assert word == "syntax" or word in error["what"]
+            fine = await s.call_tool("applicable", {"domain": "blocksworld", "step": "(pick-up a)",
+                                                    "state": "(clear a)\n(ontable a)\n(handempty)"})
+            assert fine.structured_content["applicable"] is True
 
     anyio.run(body)

@@ -99,8 +99,11 @@ def test_a_warm_server_checks_in_under_20_ms_and_evaluates_within_1_2x_the_libra
         ("CLI / server on those answers", f"{speedup:.0f}x"),
     ])
     assert median(checks) < 0.020
-    # The server adds a fixed cost per call (JSON-RPC through the SDK on both sides, two process wake-ups):
-    # measured 1.4-2 ms. The 1.2x holds where the library call takes ~10 ms or more (a verdict stored
-    # on a busy disk: 22 ms library, 1.18-1.25x); a 3 ms warm proof gives 1.5x. Asserted: the fixed cost.
+    # The server adds a fixed cost per call: JSON-RPC through the SDK on both sides and two process wake-ups
+    # (measured 1.4-2 ms on a quiet machine). A warm call now runs on the server's event-loop thread
+    # (agents/runner.py): the hand-over to a worker thread and back had cost 2-5 ms more on a loaded machine.
+    # The 1.2x holds where the library call takes ~10 ms or more (a verdict stored on a busy disk:
+    # 27-35 ms, 1.20-1.32x with two other processes on both cores); a 3 ms warm proof gives 1.5x. Asserted: the
+    # fixed cost.
     assert median(served) - median(library) < 0.004
     assert speedup >= 20

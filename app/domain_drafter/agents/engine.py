@@ -35,6 +35,7 @@ class WarmEngine:
                                search=self.evaluator.search)
         self._validators: dict[tuple, object] = {}
         self._lock = threading.Lock()
+        self._state_keys: dict[int, tuple[DomainBundle, list[str]]] = {}   # id(bundle) -> (it, its state keys)
 
     def close(self) -> None:
         self.evaluator.close()
@@ -100,6 +101,23 @@ class WarmEngine:
         cx = getattr(result.proof, "counterexample", None) if result.proof else None
         out["counterexample_problem"] = getattr(cx, "problem_pddl", None) if cx is not None else None
         return out, format_evaluation(result)
+
+    def explored(self, args: Mapping) -> bool:
+        """Whether the reference's reachable states of every problem of the domain are in memory: a proven
+        evaluate_action then plans and explores nothing of the reference."""
+        from domain_drafter.planning.state_cache import StateCache
+
+        b = self.bundle(args)
+        with self._lock:
+            kept = self._state_keys.get(id(b))
+        if kept is None or kept[0] is not b:
+            reference = b.domain.to_pddl()
+            kept = (b, [StateCache.key(reference, p.text) for p in b.problems])
+            with self._lock:
+                if len(self._state_keys) >= 64:
+                    self._state_keys.clear()
+                self._state_keys[id(b)] = kept
+        return bool(kept[1]) and all(self.evaluator.states.in_memory(k) for k in kept[1])
 
     def prompt(self, args: Mapping) -> Result:
         from domain_drafter.core.descriptions import DescriptionClass

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from pathlib import Path
 
 from domain_drafter.agents.engine import Result, WarmEngine
 from domain_drafter.agents.errors import check_size
 from domain_drafter.agents.sources import problem_of
 from domain_drafter.core.bundle import ProblemFile
-from domain_drafter.core.errors import DrafterError, UsageError
+from domain_drafter.core.errors import DrafterError, SourceLocation, UsageError
 from domain_drafter.core.tasks import TaskState
 
 _MAX_K = 1000
@@ -33,13 +34,59 @@ def _problem(engine: WarmEngine, args: Mapping, *, state: str | None = None) -> 
     head, sep, tail = empty.partition("  (:init\n")
     if not sep:
         raise UsageError("cannot place the state in this problem")
-    with_state = head + sep + state + tail
     try:
-        inline = engine.sources.bundle(domain_text=bundle.domain_text, problems={"state": with_state})
+        inline = engine.sources.bundle(domain_text=bundle.domain_text, problems={"state": head + sep + state + tail})
     except DrafterError as err:
-        raise UsageError(f"the state is not a set of ground atoms of this problem: {err.what}", where="state",
+        raise UsageError(f"the state is not a set of ground atoms of this problem: {err.what}",
+                         where=_in_state(err, state, bundle.domain, head + sep, tail),
                          hint="give atoms such as '(on a b) (clear a)' over the problem's objects") from None
     return bundle, inline.problems[0]
+
+
+STATE = Path("state")      # the state argument, located as an inline text of its own
+_MAX_ATOMS_TRIED = 500     # a well-formed state's atoms tried one by one to find the one the domain refuses
+
+
+def _in_state(err: DrafterError, state: str, domain, before: str, after: str) -> SourceLocation | Path:
+    """Where in `state` (placed between `before` and `after` in a problem) the error is: the parser's line and
+    column taken back into the state, or, for a state that parses but does not fit the domain, the first atom
+    that does not fit on its own."""
+    from domain_drafter.core.bundle import check_problem
+    from domain_drafter.core.reader import read_problem
+
+    where = err.where
+    if isinstance(where, SourceLocation):
+        text = before + state + after
+        lines = text.split("\n")
+        offset = sum(len(line) + 1 for line in lines[:where.line - 1]) + where.column - 1
+        return SourceLocation.from_offset(state, offset - len(before), STATE)
+    for start, end in _atom_spans(state)[:_MAX_ATOMS_TRIED]:
+        try:
+            check_problem(domain, read_problem(before + state[start:end] + "\n" + after), STATE)
+        except DrafterError:
+            return SourceLocation.from_offset(state, start, STATE)
+    return STATE
+
+
+def _atom_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the top-level parenthesised groups of `text`, past ';' comments."""
+    spans, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c == ";":
+            i = text.find("\n", i)
+            if i < 0:
+                break
+        elif c == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == ")" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i + 1))
+        i += 1
+    return spans
 
 
 def _step(text: str | None):

@@ -1,139 +1,26 @@
 """`domain-drafter mcp`: the warm engine's tools, the bundled domains and an authoring prompt over MCP (stdio).
 
-Each tool runs the engine in a worker thread; a client's cancel sets the call's TaskState (the engine then
-kills its planner process group and the model stops at its next token) and the call returns at once.
-Every failure, bugs included, comes back as a tool error with structured content, never a server crash.
+Each tool's work goes through `runner.ToolRunner`: a quick call on the event loop's thread, a long one in a worker
+thread, where a client's cancel sets the call's TaskState (the engine then kills its planner process group and the
+model stops at its next token) and the call returns at once. Every failure, bugs included, comes back as a tool
+error with structured content, never a server crash.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources import FunctionResource
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult
 
 from domain_drafter import __version__
 from domain_drafter.agents import plans
 from domain_drafter.agents.drafting import Models, draft
 from domain_drafter.agents.engine import WarmEngine
-from domain_drafter.agents.errors import error_result, error_text
 from domain_drafter.agents.guide import AUTHORING_GUIDE, INSTRUCTIONS
-from domain_drafter.core.tasks import TaskState
-
-Work = Callable[[TaskState], tuple[dict, str]]
-
-
-BLOCK_S = 0.05   # how long the event loop waits for a call's thread before it goes on serving (see ToolRunner)
-
-
-class ToolRunner:
-    """Runs one tool's work in a thread, forwards its progress, turns every outcome into a result.
-
-    The event loop first waits for the thread without spinning, up to BLOCK_S: a warm call (a check, a proof
-    of a few ms) then runs alone, as fast as in-process. An event loop that went on serving instead wakes up
-    during the work, and each wake-up costs the engine thread the GIL for up to the switch interval: a warm
-    evaluate_action measured 15% slower than the library. Past BLOCK_S the loop serves again (other calls,
-    progress, a cancel), and a cancel stops the work through its TaskState.
-    """
-
-    def __init__(self, engine: WarmEngine) -> None:
-        self.engine = engine
-        self.pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="mcp-tool")
-
-    async def __call__(self, tool: str, work: Work, ctx: Context | None = None) -> CallToolResult:
-        task = TaskState()
-        send, receive = anyio.create_memory_object_stream[tuple[int, int, str]](64)
-        if ctx is not None and _wants_progress(ctx):
-            task.on_progress = _progress_sender(send)
-        else:
-            ctx = None   # nobody listens: the engine's reports stay in its thread
-
-        async def forward() -> None:
-            async with receive:
-                async for done, total, message in receive:
-                    try:
-                        await ctx.report_progress(done, total, message)
-                    except Exception:
-                        return
-
-        try:
-            async with anyio.create_task_group() as group:
-                if ctx is not None:
-                    group.start_soon(forward)
-                try:
-                    future = self.pool.submit(work, task)
-                    wait([future], timeout=BLOCK_S)
-                    if not future.done():
-                        await _finished(future)
-                    out, text = future.result()
-                finally:
-                    send.close()
-        except anyio.get_cancelled_exc_class():
-            task.cancel()   # the abandoned thread sees it at its next check and stops its planner or model
-            raise
-        except Exception as exc:
-            exc = _unwrap(exc)
-            error = error_result(exc, tool, self.engine.sources.rename)
-            return CallToolResult(content=[TextContent(type="text", text=error_text(error))],
-                                  structured_content=error, is_error=True)
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
-
-
-PROGRESS_INTERVAL_S = 0.1   # at most ten notes a second on one step; a step done always goes
-
-
-def _wants_progress(ctx: Context) -> bool:
-    meta = getattr(ctx.request_context, "meta", None) or {}
-    return meta.get("progress_token", meta.get("progressToken")) is not None
-
-
-def _progress_sender(send) -> Callable[[int, int, str], None]:
-    """A TaskState progress callback for a worker thread: throttled, and never waiting for the event loop (a
-    blocking hop per report made the engine itself slower in the server than in-process)."""
-    import asyncio
-    import time
-
-    loop = asyncio.get_running_loop()
-    last = [0.0, None]   # when the last note went, and its `done`
-
-    def on_progress(done: int, total: int, message: str) -> None:
-        now = time.monotonic()
-        if done == last[1] and now - last[0] < PROGRESS_INTERVAL_S:
-            return
-        last[0], last[1] = now, done
-        try:
-            loop.call_soon_threadsafe(_offer, send, (done, total, message))
-        except RuntimeError:
-            pass   # the loop is closing: the server is on its way out
-
-    return on_progress
-
-
-def _offer(send, item) -> None:
-    try:
-        send.send_nowait(item)
-    except Exception:
-        pass   # the call is over (cancelled), or the client reads slowly: a progress note is not worth a wait
-
-
-async def _finished(future: Future) -> None:
-    """Wait for `future` on the event loop, serving other requests meanwhile."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    done = anyio.Event()
-    future.add_done_callback(lambda _: loop.call_soon_threadsafe(done.set))
-    await done.wait()
-
-
-def _unwrap(exc: BaseException) -> BaseException:
-    while len(getattr(exc, "exceptions", ())) == 1:   # a task group's wrapper (ExceptionGroup from 3.11)
-        exc = exc.exceptions[0]
-    return exc
+from domain_drafter.agents.runner import ToolRunner
 
 
 def _args(**kwargs: Any) -> dict:
@@ -150,7 +37,7 @@ def build_server(engine: WarmEngine | None = None) -> MCPServer:
 
     @server.tool(description="The bundled domains: their actions, problems and whether they have tests.")
     async def list_domains() -> CallToolResult:
-        return await run("list_domains", lambda t: engine.list_domains())
+        return await run("list_domains", lambda t: engine.list_domains(), quick=True)
 
     @server.tool(description="A domain's predicates with their NL templates, its actions with their descriptions "
                              "and PDDL, its problems. " + D + "; or domain_text (+ problems, descriptions_text).")
@@ -158,14 +45,14 @@ def build_server(engine: WarmEngine | None = None) -> MCPServer:
                               problems: dict[str, str] | None = None,
                               descriptions_text: str | None = None) -> CallToolResult:
         a = _args(domain=domain, domain_text=domain_text, problems=problems, descriptions_text=descriptions_text)
-        return await run("describe_domain", lambda t: engine.describe_domain(a))
+        return await run("describe_domain", lambda t: engine.describe_domain(a), quick=True)
 
     @server.tool(description="Syntax and semantic checks of one action's PDDL (answer) against the domain: the "
                              "class, each finding with its span and line:column, and the ARE against the reference.")
     async def check_action(action: str, answer: str, domain: str | None = None, domain_text: str | None = None,
                            problems: dict[str, str] | None = None) -> CallToolResult:
         a = _args(action=action, answer=answer, domain=domain, domain_text=domain_text, problems=problems)
-        return await run("check_action", lambda t: engine.check_action(a))
+        return await run("check_action", lambda t: engine.check_action(a), quick=True)
 
     @server.tool(description="The full verdict of one action's PDDL (answer): checks, ARE, and equivalence with "
                              "the domain's action ('proven': the state-space proof with a counterexample problem "
@@ -175,7 +62,9 @@ def build_server(engine: WarmEngine | None = None) -> MCPServer:
                               ctx: Context | None = None) -> CallToolResult:
         a = _args(action=action, answer=answer, domain=domain, domain_text=domain_text, problems=problems,
                   equivalence=equivalence)
-        return await run("evaluate_action", lambda t: engine.evaluate_action(a, t), ctx)
+        # warm (the reference explored): the loop's thread first; K* (paper) runs in a thread from the start
+        warm = equivalence != "paper" and (lambda: engine.explored(a))
+        return await run("evaluate_action", lambda t: engine.evaluate_action(a, t), ctx, quick=warm)
 
     @server.tool(description="Prove the domain's tests.toml (or tests_text) case by case: pass, fail or unproven, "
                              "with evidence; cases picks some; fix=true suggests the smallest action edits.")
@@ -195,7 +84,7 @@ def build_server(engine: WarmEngine | None = None) -> MCPServer:
                             problem_text: str | None = None) -> CallToolResult:
         a = _args(plan=plan, domain=domain, domain_text=domain_text, problems=problems, problem=problem,
                   problem_text=problem_text)
-        return await run("validate_plan", lambda t: plans.validate_plan(engine, a))
+        return await run("validate_plan", lambda t: plans.validate_plan(engine, a), quick=True)
 
     @server.tool(description="Is one ground action (step, e.g. '(pick-up a)') applicable in a state (PDDL atoms; "
                              "default the problem's initial state), and what is the successor state.")
@@ -204,7 +93,7 @@ def build_server(engine: WarmEngine | None = None) -> MCPServer:
                          problem_text: str | None = None, state: str | None = None) -> CallToolResult:
         a = _args(step=step, domain=domain, domain_text=domain_text, problems=problems, problem=problem,
                   problem_text=problem_text, state=state)
-        return await run("applicable", lambda t: plans.applicable(engine, a))
+        return await run("applicable", lambda t: plans.applicable(engine, a), quick=True)
 
     @server.tool(description="Plans for a problem from K*: the k cheapest (k=1: one optimal plan).")
     async def plan(domain: str | None = None, domain_text: str | None = None, problems: dict[str, str] | None = None,
@@ -232,7 +121,7 @@ def build_server(engine: WarmEngine | None = None) -> MCPServer:
         a = _args(action=action, domain=domain, domain_text=domain_text, problems=problems,
                   descriptions_text=descriptions_text, description_class=description_class, seed=seed,
                   examples=examples)
-        return await run("prompt", lambda t: engine.prompt(a))
+        return await run("prompt", lambda t: engine.prompt(a), quick=True)
 
     @server.tool(description="Let a model write the action: a local GGUF (model: 'default' or a path) or an "
                              "OpenAI-compatible endpoint; searches until an answer is proven or the budget of "

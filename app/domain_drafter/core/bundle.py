@@ -222,7 +222,7 @@ def _parse_bundle(folder: Path | None, domain_path: Path, problem_paths: list[Pa
     for problem_path in problem_paths:
         ptext = _decode(problem_path, files[problem_path])
         problem = read_problem(ptext, problem_path)
-        _check_problem(domain, problem, problem_path)
+        check_problem(domain, problem, problem_path)
         problems.append(ProblemFile(problem_path.stem, problem_path, ptext, problem))
     descriptions = load_descriptions(descriptions_path) if descriptions_path is not None else None
     name = folder.name if folder is not None else domain.name
@@ -261,7 +261,9 @@ def _check_reference_actions(domain: Domain, parsed, text: str, path: Path) -> N
         raise DomainError(f"the types form a cycle: {' - '.join(cycle)}", where=path)
 
 
-def _check_problem(domain: Domain, problem: Problem, path: Path) -> None:
+def check_problem(domain: Domain, problem: Problem, path: Path) -> None:
+    """Refuse a problem that does not fit `domain` (its domain name, types, predicates, arities, objects), located
+    at `path`."""
     def fail(what: str) -> None:
         raise DomainError(what, where=path)
 

@@ -51,6 +51,11 @@ class StateCache:
                 self.hits += 1
         return served
 
+    def in_memory(self, key: str) -> bool:
+        """Whether `get(key, ...)` would find the states without reading a file or exploring."""
+        with self._lock:
+            return key in self._memory
+
     def put(self, key: str, space: ReachableStates) -> None:
         if not space.complete and not space.stopped.startswith("state budget"):
             return
