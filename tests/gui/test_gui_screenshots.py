@@ -227,7 +227,7 @@ def photograph(out_dir: Path, scheme, name: str, target: QWidget, size: tuple[in
     path = out_dir / f"1280x800-{scheme.name}-{name}.png"
     assert image.save(str(path)), path
     if size is not None:
-        assert (image.width(), image.height()) == size
+        assert (image.width(), image.height()) == size, name
     assert distinct_colours(image) > 12, f"{path} looks blank"
     assert not clipped_texts(target), f"{path}: text cut off: {clipped_texts(target)}"
     return path

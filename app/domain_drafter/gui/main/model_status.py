@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QProgressBar, QStatusBar, QToolButton
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QProgressBar, QSizePolicy, QStatusBar, QToolButton
 
 from domain_drafter.gui.state.app_state import AppState
 from domain_drafter.gui.state.errors import describe_error
@@ -45,9 +45,39 @@ def stats_text(prompt_tokens: int | None, tokens_per_s: float | None, planner_s:
     return " · ".join(parts)
 
 
+class StatusLine(QLabel):
+    """A one-line status that never widens the window: a line longer than the room it has is elided in its middle,
+    whole in its tooltip, and shown whole again when the window grows. `text()` is the whole line."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self._whole = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(40)     # not its text's width: the layout gives it the room there is
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        self._whole = text
+        self._fit()
+
+    def text(self) -> str:
+        return self._whole
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        shown = self._whole
+        if self.fontMetrics().horizontalAdvance(shown) > self.width():
+            shown = self.fontMetrics().elidedText(shown, Qt.TextElideMode.ElideMiddle, self.width())
+        super().setText(shown)
+        self.setToolTip(self._whole if shown != self._whole else "")
+
+
 def job_status_widgets(status_bar: QStatusBar) -> tuple[QLabel, QProgressBar]:
     """The window's status line (what runs, what was saved, Ready) and its job progress bar, hidden while idle."""
-    label = QLabel("Ready")
+    label = StatusLine("Ready")
     progress = QProgressBar()
     progress.setObjectName("jobProgress")
     progress.setMaximumWidth(220)

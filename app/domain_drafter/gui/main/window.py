@@ -216,11 +216,9 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         return self.state.draft_options()
 
     def show_status(self, text: str, *, fit: bool = False) -> None:
-        """`fit`: a long line (a path) elided in its middle to the status line's width, whole in its tooltip."""
-        label = self.status_label
-        shown = label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, label.width()) if fit else text
-        label.setText(shown)
-        label.setToolTip(text if shown != text else "")
+        """A line longer than the status line's width is elided in its middle, whole in its tooltip (StatusLine).
+        `fit` is kept for the callers that asked for it; every line fits now."""
+        self.status_label.setText(text)
 
     def _on_action_selected(self, action: str) -> None:   # the user's pick goes to the state; the views follow it
         self.state.set_target(self.domain_panel.current_bundle(), action)

@@ -51,6 +51,7 @@ class AnswerPanel(QWidget):
         findings_layout = QVBoxLayout(findings)
         findings_layout.setContentsMargins(0, 0, 0, 0)
         self.findings_title = QLabel("Findings")
+        self.findings_title.setWordWrap(True)   # a long title wraps; it never widens the window
         findings_layout.addWidget(self.findings_title)
         findings_layout.addWidget(self.finding_list)
 
@@ -113,7 +114,7 @@ class AnswerPanel(QWidget):
         title = f"Findings ({len(findings)})" if findings else "Findings: none"
         if invariants and action_span is not None:
             n = len(invariants)
-            title += f"; {n} from what the other actions keep (underlined, listed in the Tests panel)"
+            title += f"; {n} invariant finding{'s' if n != 1 else ''} (underlined; Tests panel)"
         self.findings_title.setText(title)
         marks = [Mark(MarkKind.ERROR, f.span[0], f.span[1], tooltip=f.message) for f in findings]
         if action_span is not None:
