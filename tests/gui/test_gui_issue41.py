@@ -198,7 +198,7 @@ def test_keep_as_test_says_where_in_a_status_line_that_fits(qtbot, window, tmp_p
     label = window.status_label
     qtbot.wait(50)
     assert "Case saved" in label.text() and saved.args[0].name in label.text()
-    assert label.fontMetrics().horizontalAdvance(label.text()) <= label.width(), label.text()   # not cut off
+    assert label.fontMetrics().horizontalAdvance(label.shown()) <= label.width(), label.shown()  # not cut off
     assert str(saved.args[0]) in label.toolTip()                              # the whole path on hover
 
 

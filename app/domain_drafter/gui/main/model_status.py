@@ -63,6 +63,10 @@ class StatusLine(QLabel):
     def text(self) -> str:
         return self._whole
 
+    def shown(self) -> str:
+        """The line as it is on screen (elided when it did not fit)."""
+        return super().text()
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit()
