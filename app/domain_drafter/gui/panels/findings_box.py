@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QListWidgetItem, QPushButton, QWidget
 
 from domain_drafter.gui.look.colours import current_scheme
+from domain_drafter.gui.panels.list_box import ListBox
 from domain_drafter.planning.invariant_findings import InvariantFinding, InvariantReport, Severity
 from domain_drafter.text.invariants import finding_line, finding_tooltip
 
@@ -20,34 +21,19 @@ KeyRole = Qt.ItemDataRole.UserRole + 1         # the finding's key (what a dismi
 DismissedRole = Qt.ItemDataRole.UserRole + 2   # True on a dismissed finding's row
 
 
-class InvariantFindingsBox(QWidget):
+class InvariantFindingsBox(ListBox):
     """The findings on one action, Dismiss / Restore under them."""
 
     dismiss_requested = Signal(str, str, bool)   # the action, the finding's key, True: dismiss (False: restore)
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.title = QLabel("Invariant findings: judge an answer to see them.")
-        self.title.setObjectName("invariantTitle")
-        self.title.setWordWrap(True)
-        self.list = QListWidget()
-        self.list.setObjectName("invariantFindings")
-        self.list.setWordWrap(True)
-        self.dismiss_button = QPushButton("Dismiss")
-        self.dismiss_button.setObjectName("dismissFinding")
-        self.dismiss_button.setEnabled(False)
-        self.dismiss_button.setToolTip("The action means to do this: dismiss the finding for it, saved with the domain")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.dismiss_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(buttons)
+        button = QPushButton("Dismiss")
+        button.setObjectName("dismissFinding")
+        button.setToolTip("The action means to do this: dismiss the finding for it, saved with the domain")
+        super().__init__("Invariant findings: judge an answer to see them.", button, name="invariant",
+                         list_name="invariantFindings", parent=parent)
+        self.dismiss_button = button
         self.report: InvariantReport | None = None
-        self.busy = False   # a dismissal is being saved
-        self.list.currentRowChanged.connect(lambda _row: self._update_button())
         self.dismiss_button.clicked.connect(self._on_dismiss)
 
     def show_report(self, report: InvariantReport | None, note: str = "") -> None:
@@ -91,10 +77,6 @@ class InvariantFindingsBox(QWidget):
         """(key, dismissed) of each row, in order."""
         return [(self.list.item(r).data(KeyRole), bool(self.list.item(r).data(DismissedRole)))
                 for r in range(self.list.count())]
-
-    def set_busy(self, busy: bool) -> None:
-        self.busy = busy
-        self._update_button()
 
     def _update_button(self) -> None:
         item = self.list.currentItem()

@@ -8,41 +8,26 @@ appends it to the domain's tests file in a worker, and the tests run again.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QListWidgetItem, QPushButton, QWidget
 
+from domain_drafter.gui.panels.list_box import ListBox
 from domain_drafter.planning.starter_cases import Starters
 
 IdRole = Qt.ItemDataRole.UserRole + 1   # the starter's id (its case name)
 
 
-class StarterCasesBox(QWidget):
+class StarterCasesBox(ListBox):
     """The starters on offer, Keep as test under them; hidden while there are none."""
 
     keep_requested = Signal(str)   # the id of the starter to keep
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.title = QLabel("Starter cases")
-        self.title.setObjectName("startersTitle")
-        self.title.setWordWrap(True)
-        self.list = QListWidget()
-        self.list.setObjectName("starterCases")
-        self.list.setWordWrap(True)
-        self.keep_button = QPushButton("Keep as test")
-        self.keep_button.setObjectName("keepStarter")
-        self.keep_button.setToolTip("Add this case to the domain's tests file (a bundled domain's: your copy's)")
-        self.keep_button.setEnabled(False)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.keep_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(buttons)
+        button = QPushButton("Keep as test")
+        button.setObjectName("keepStarter")
+        button.setToolTip("Add this case to the domain's tests file (a bundled domain's: your copy's)")
+        super().__init__("Starter cases", button, name="starters", list_name="starterCases", parent=parent)
+        self.keep_button = button
         self.starters: Starters | None = None
-        self.busy = False   # a starter is being kept
-        self.list.currentRowChanged.connect(lambda _row: self._update_button())
         self.keep_button.clicked.connect(self._on_keep)
         self.setVisible(False)
 
@@ -68,10 +53,6 @@ class StarterCasesBox(QWidget):
     def select(self, starter_id: str) -> None:
         if starter_id in self.ids():
             self.list.setCurrentRow(self.ids().index(starter_id))
-
-    def set_busy(self, busy: bool) -> None:
-        self.busy = busy
-        self._update_button()
 
     def _update_button(self) -> None:
         self.keep_button.setEnabled(self.list.currentItem() is not None and not self.busy)
