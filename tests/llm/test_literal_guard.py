@@ -320,3 +320,45 @@ def test_an_effect_on_a_predicate_the_precondition_negates_is_refused_without_ne
 def test_the_grammar_tells_the_guard_to_keep_negations_static_only_without_negative_preconditions(bundles):
     assert ActionGrammar(bundles["gripper"].domain, "pick").decoding(DecodingOptions()).static_negations
     assert not ActionGrammar(bundles["hiking"].domain, "walk").decoding(DecodingOptions()).static_negations
+
+
+def test_an_exclusive_precondition_literal_is_refused_once_the_other_is_written(bundles):
+    """Gripper: a ball is never in a room and in a gripper at once, so after `(at ?obj ?room)` the precondition may
+    not hold `(carry ?obj ?g)` (as early as `(carry ?obj` is certain); the effect may, and without the pair the
+    precondition may too."""
+    literals = ActionGrammar(bundles["gripper"].domain, "pick").literal_sets()
+    head = "(:action pick\n  :parameters (?obj - ball ?room - room ?g - gripper)\n  :precondition (and "
+    pairs = (("(at ?obj ?room)", "(carry ?obj ?g)"),)
+    guard = LiteralGuard(literals, exclusive=pairs)
+    guard.text = head + "(at ?obj ?room) "
+    state = guard.state()
+    assert guard.repeats("(carry ?obj ?g)", state)
+    assert not guard.repeats("(at-robby ?room)", state)
+    guard.text = head + "(carry ?obj ?g) "
+    assert guard.repeats("(at ?obj ?room)", guard.state())                # either way round
+    guard.text = head + "(at ?obj ?room))\n  :effect (and "
+    assert not guard.repeats("(carry ?obj ?g)", guard.state())            # the effect is not the precondition
+    plain = LiteralGuard(literals)
+    plain.text = head + "(at ?obj ?room) "
+    assert not plain.repeats("(carry ?obj ?g)", plain.state())
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.9])
+def test_the_tiny_model_never_writes_an_exclusive_pair(tiny_backend, bundles, temperature):
+    """Under the search's decoding (drafting/search.draft_decoding: the grammar and the domain's exclusive pairs)
+    no precondition holds both literals of a pair, over blocksworld's actions and three seeds."""
+    from domain_drafter.drafting.options import DraftOptions
+    from domain_drafter.drafting.search import draft_decoding
+
+    bundle = bundles["blocksworld"]
+    checked = 0
+    for action in bundle.action_names:
+        base = draft_decoding(bundle, action, DraftOptions(grammar=True))
+        assert base.exclusive, action
+        for seed in range(3):
+            text = tiny_backend.generate(f"Write {action} {seed}",
+                                         replace(base, temperature=temperature, seed=seed, max_tokens=300)).text
+            pre = set(section_literals(text)[0]) if section_literals(text) else set()
+            assert not any(a in pre and b in pre for a, b in base.exclusive), text
+            checked += len(pre)
+    assert checked > 0

@@ -101,3 +101,43 @@ def test_descriptions_say_the_group_in_words(bundles):
     words = _found(gripper).lines(gripper.domain)
     assert ("exactly one of (at ?b ?r) for some room, (carry ?b ?g) for some gripper holds, for each ball ?b"
             in words), words
+
+
+def with_precondition(bundle, action: str, literals: tuple[str, ...]):
+    """The reference action with `literals` added to its precondition, parsed as an answer."""
+    from domain_drafter.core.answers import check_answer
+
+    reference = bundle.domain.action(action)
+    pre = " ".join([str(lit) for lit in reference.precondition] + list(literals))
+    eff = " ".join(str(lit) for lit in reference.effect)
+    params = " ".join(f"{p.name} - {p.type}" for p in reference.parameters)
+    text = f"(:action {action} :parameters ({params}) :precondition (and {pre}) :effect (and {eff}))"
+    check = check_answer(text, bundle.domain, action)
+    assert check.action is not None, check.findings
+    return check.action
+
+
+def test_exclusive_preconditions_are_pairs_no_reference_holds_and_that_never_apply(bundles):
+    """Over the 32 actions: the pairs of grammar literals that the other actions never make true together. No
+    reference precondition holds a pair, and a reference with a pair added to its precondition applies in no
+    reachable state (the exploration says so: the pair is why it is blocked)."""
+    from domain_drafter.llm.grammar import ActionGrammar
+    from domain_drafter.planning.diagnosis import reachability
+    from domain_drafter.planning.invariants import exclusive_preconditions
+
+    found = 0
+    for bundle in bundles.values():
+        problems = [p.problem for p in bundle.problems]
+        for action in bundle.action_names:
+            reference = bundle.domain.action(action)
+            pre = {str(lit) for lit in reference.precondition}
+            pairs = exclusive_preconditions(find_invariants(bundle.domain, problems, without=action),
+                                            ActionGrammar(bundle.domain, action).literal_sets()[0])
+            assert not [p for p in pairs if p[0] in pre and p[1] in pre], (bundle.name, action)
+            found += len(pairs)
+            for a, b in pairs[:2]:
+                mutant = with_precondition(bundle, action, tuple(t for t in (a, b) if t not in pre))
+                reach = reachability(bundle.domain.with_action(mutant, replacing=action), bundle.problems)
+                assert all(r.exact for r in reach)
+                assert all(any(x.action == action for x in r.blocked) for r in reach), (bundle.name, action, a, b)
+    assert found >= 40

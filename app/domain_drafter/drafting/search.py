@@ -54,6 +54,8 @@ from domain_drafter.llm.backend import (
 )
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import Evaluator
+from domain_drafter.planning.invariant_findings import invariants_without
+from domain_drafter.planning.invariants import exclusive_preconditions
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
 
@@ -69,11 +71,16 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
 
 
 def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
-    """The options' decoding, with the action's grammar when the options ask for it."""
+    """The options' decoding, with the action's grammar when the options ask for it, and then the pairs of
+    precondition literals the domain's other actions never make true together (from their invariants, proven on
+    the domain's problems): an answer holding both could never apply."""
     decoding = options.decoding
     if options.grammar:
         grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
         decoding = grammar.decoding(decoding)
+        if decoding.literals is not None and bundle.problems:
+            keeper = invariants_without(bundle.domain, tuple(p.problem for p in bundle.problems), action)
+            decoding = replace(decoding, exclusive=exclusive_preconditions(keeper, decoding.literals[0]) or None)
     return decoding
 
 

@@ -76,6 +76,9 @@ class DecodingOptions:
     # With literals, and no :negative-preconditions in the domain: the effect may not change a predicate the precondition
     # negates (a negated predicate must stay static, with the answer in place; ActionGrammar.static_negations).
     static_negations: bool = False
+    # With literals: pairs of precondition literals that never hold together in a reachable state (from the domain's
+    # proven invariants, planning/invariants.exclusive_preconditions): once one is written the other is refused.
+    exclusive: tuple[tuple[str, str], ...] | None = field(default=None, repr=False)
     # Answers judged before (their texts): the effect is not closed into one of them, so a guided search's call
     # writes a new answer (llm/literal_guard.py under the grammar, llm/answer_tabu.py without). None: none.
     judged: tuple[str, ...] | None = field(default=None, repr=False)

@@ -19,7 +19,9 @@ repeat one writes another literal instead of being wasted; and an effect literal
 still follow is judged (a dead end: measured on depot `drive`, ten calls in a row wrote the one answer that the two
 literals `(not (at ?truck ?from)) (not (at ?truck ?to))` leave) is refused like a repeat, as early as that is certain.
 With `static_negations` (a domain without :negative-preconditions), an effect literal on a predicate the precondition
-negates is refused like a repeat: a negated predicate must stay static. None of these bans the last way on, so decoding
+negates is refused like a repeat: a negated predicate must stay static. `exclusive` pairs of precondition literals
+(two that no reachable state makes true together, from the domain's proven invariants: planning/invariants.py
+exclusive_preconditions) are refused like repeats once the other is written. None of these bans the last way on, so decoding
 cannot dead-end (when every way on repeats, the repeat is written). Outside the precondition's
 and the effect's conjunctions it does nothing.
 """
@@ -135,13 +137,19 @@ class LiteralGuard:
 
     def __init__(self, literals: tuple[Iterable[str], Iterable[str]],
                  forbidden: tuple[Iterable[str], Iterable[str]] | None = None,
-                 judged: Iterable[str] | None = None, *, static_negations: bool = False):
+                 judged: Iterable[str] | None = None, *, static_negations: bool = False,
+                 exclusive: Iterable[tuple[str, str]] | None = None):
         self._literals = tuple(frozenset(section) for section in literals)
         # the effect may not change a predicate the precondition negates (no :negative-preconditions in the domain)
         self._static_negations = static_negations
         self._kept_static: dict[frozenset[str], frozenset[str]] = {}
         # literals the section may not hold at all (a search child told to take them out), as if written already
         self._forbidden = tuple(frozenset(section) for section in forbidden) if forbidden else (frozenset(),) * 2
+        # precondition literals that never hold together: once one is written, the other is refused
+        self._exclusive: dict[str, set[str]] = {}
+        for a, b in exclusive or ():
+            self._exclusive.setdefault(a, set()).add(b)
+            self._exclusive.setdefault(b, set()).add(a)
         # answers the effect may not be closed into (the texts of answers judged before), as their sections' literals
         self._judged = frozenset(map(written_literals, judged)) if judged else frozenset()
         self._all_prefixes = tuple(_prefixes(section) for section in self._literals)
@@ -177,6 +185,8 @@ class LiteralGuard:
         if partial is None:
             return None
         refused = written | {_complement(lit) for lit in written} | self._forbidden[section]
+        if section == 0 and self._exclusive:
+            refused |= {other for lit in written for other in self._exclusive.get(lit, ())}
         if section == 1 and self._static_negations:
             refused |= self._kept_static_by(written_literals(self.text)[0])
         return section, refused, partial

@@ -84,7 +84,7 @@ class Sequence:
         self._fast_mode = options.grammar is not None and options.temperature == 0.0 and fast_grammar
         # under an action grammar that lists its literals: no literal twice in a section (llm/literal_guard.py)
         self.guard = LiteralGuard(options.literals, options.forbidden, options.judged,
-                                  static_negations=options.static_negations) \
+                                  static_negations=options.static_negations, exclusive=options.exclusive) \
             if options.grammar is not None and options.literals else None
         # without the guard: answers judged before are not written again (llm/answer_tabu.py)
         self.tabu = AnswerTabu(options.judged) if options.judged and self.guard is None else None

@@ -375,3 +375,38 @@ def _param_types(domain: Domain, parts: Sequence[Part], n: int) -> tuple[str, ..
             if slot is not None:
                 types[slot] = sig.parameters[i].type
     return tuple(types)
+
+
+def _literal_words(literal: str) -> tuple[str, ...]:
+    return tuple(literal.replace("(", " ").replace(")", " ").split())
+
+
+def exclusive_preconditions(invariants: DomainInvariants, literals: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """The pairs of positive precondition literals (as written, e.g. by the action grammar) that no reachable
+    state of the other actions makes true together: two parts of one proven group, bound to the same group by the
+    action's parameters in every grounding ("(holding ?x)" and "(ontable ?x)": at most one of (ontable ?0),
+    (on ?0 *), (holding ?0) holds for each block). An action whose precondition holds both can never apply for the
+    first time, so never at all (its own effects come after). Literals on one predicate are left out: bound to
+    equal objects they are one atom. Each pair once, in the order given."""
+    parsed = [(lit, words) for lit in dict.fromkeys(literals)
+              if (words := _literal_words(lit)) and words[0] not in ("not", EQUALITY)]
+    out = []
+    for i, (a, wa) in enumerate(parsed):
+        for b, wb in parsed[i + 1:]:
+            if wa[0] == wb[0]:
+                continue
+            if any(_same_group(inv, wa, wb) for inv in invariants.invariants):
+                out.append((a, b))
+    return tuple(out)
+
+
+def _same_group(inv: Invariant, a: Sequence[str], b: Sequence[str]) -> bool:
+    for pa in inv.parts:
+        if pa.predicate != a[0]:
+            continue
+        key = pa.key_of(a[1:], inv.params)
+        if key is None:
+            continue
+        if any(pb.predicate == b[0] and pb.key_of(b[1:], inv.params) == key for pb in inv.parts):
+            return True
+    return False
