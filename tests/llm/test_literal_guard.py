@@ -11,34 +11,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from pddl_text import section_literals
 
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.grammar import DEFAULT_MAX_LITERALS, ActionGrammar
 from domain_drafter.llm.literal_guard import LiteralGuard, written_literals
 
 HEAD = "(:action load-airplane\n  :parameters (?pkg - package ?airplane - airplane ?place - airport)\n"
-
-
-def section_literals(text: str) -> list[list[str]]:
-    """The literals of each conjunction of an answer in the grammar's layout, in order."""
-    out = []
-    for marker in (":precondition (and", ":effect (and"):
-        at = text.find(marker)
-        if at < 0:
-            continue
-        body, found, depth, start = text[at + len(marker):], [], 0, 0
-        for i, ch in enumerate(body):
-            if ch == "(":
-                start = i if depth == 0 else start
-                depth += 1
-            elif ch == ")":
-                if depth == 0:
-                    break
-                depth -= 1
-                if depth == 0:
-                    found.append(body[start:i + 1])
-        out.append(found)
-    return out
 
 
 def repeated(text: str) -> int:

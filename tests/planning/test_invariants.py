@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pddl_text import with_precondition
 
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.planning.grounding import Grounder
@@ -101,20 +102,6 @@ def test_descriptions_say_the_group_in_words(bundles):
     words = _found(gripper).lines(gripper.domain)
     assert ("exactly one of (at ?b ?r) for some room, (carry ?b ?g) for some gripper holds, for each ball ?b"
             in words), words
-
-
-def with_precondition(bundle, action: str, literals: tuple[str, ...]):
-    """The reference action with `literals` added to its precondition, parsed as an answer."""
-    from domain_drafter.core.answers import check_answer
-
-    reference = bundle.domain.action(action)
-    pre = " ".join([str(lit) for lit in reference.precondition] + list(literals))
-    eff = " ".join(str(lit) for lit in reference.effect)
-    params = " ".join(f"{p.name} - {p.type}" for p in reference.parameters)
-    text = f"(:action {action} :parameters ({params}) :precondition (and {pre}) :effect (and {eff}))"
-    check = check_answer(text, bundle.domain, action)
-    assert check.action is not None, check.findings
-    return check.action
 
 
 def test_exclusive_preconditions_are_pairs_no_reference_holds_and_that_never_apply(bundles):

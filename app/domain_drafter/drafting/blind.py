@@ -5,8 +5,9 @@ actions, its problems and its tests, and nothing else. `blind_setup` gives the s
 the bundle with the action's body hidden (its precondition and effect emptied, its header kept so
 the prompt and the grammar still know its signature), the checks judge over that bundle, and the
 search options with the feedback forced to `checks` (no distinguishing state, no landmark of the
-reference) and without `forbid_removed` (it reads the reference's distinguishing state); guided
-blind search keeps only `refuse_judged`.
+reference) and without `forbid_removed` (it reads the reference's distinguishing state), but with
+`forbid_learned`: a precondition literal that a test case's plan shows false where the action must apply is
+refused to every later call (drafting/nogoods.py); guided blind search keeps `refuse_judged` too.
 
 Acceptance rule (the blind judge's `Judgement.equivalent`): an answer is accepted when
 - it passes the syntax and semantic checks against the domain's vocabulary;
@@ -52,8 +53,9 @@ def hidden_bundle(bundle: DomainBundle, action: str) -> DomainBundle:
 
 
 def blind_options(options: SearchOptions) -> SearchOptions:
-    """The search options a blind search runs with: checks feedback, no `forbid_removed`."""
-    return replace(options, feedback=Feedback.CHECKS, forbid_removed=False)
+    """The search options a blind search runs with: checks feedback, no `forbid_removed` (it reads the
+    reference), and `forbid_learned` (what the tests showed no acceptable answer holds) under the grammar."""
+    return replace(options, feedback=Feedback.CHECKS, forbid_removed=False, forbid_learned=True)
 
 
 def blind_setup(bundle: DomainBundle, action: str, evaluator: Evaluator, options: SearchOptions,

@@ -45,6 +45,7 @@ class Judgement:
     reach: tuple[Reachability, ...] | None = field(default=None, compare=False)
     findings: tuple = ()                  # without a reference: the invariant findings not dismissed (InvariantFinding)
     accept_untested: bool = False         # the blind judge (drafting/blind.py): a domain without tests can accept
+    test_failures: tuple = field(default=(), compare=False)   # the failed cases (CaseResult), for drafting/nogoods.py
 
     @property
     def subclass(self) -> Subclass | None:
@@ -196,7 +197,7 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
         passed = sum(1 for r in report.results if r.passed)
         return Judgement(check, None, solvable, passed, len(report.results),
                          tuple(failures_in_words(report, FEEDBACK_CASES)), findings=findings,
-                         accept_untested=accept_untested)
+                         accept_untested=accept_untested, test_failures=report.failed)
     return judge
 
 

@@ -72,7 +72,7 @@ SEARCH_POLICIES = ("best-first", "linear")
 # the flags of the presets that are not searches (Draft N, Generate's and New action's rounds), with their
 # defaults: to_dict names one only where it is set otherwise
 _FLAGS = {"conversation": False, "merge": True, "raises": False, "batch": False, "sample_roots": False,
-          "failing_tests_only": False}
+          "failing_tests_only": False, "forbid_learned": False}
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,10 @@ class SearchOptions:
     # under the grammar, no call writes an answer judged before (the literal guard will not close the effect into
     # one); needs no reference. Guided search sets both.
     refuse_judged: bool = False
+    # under the grammar, no call writes a precondition literal an answer judged before showed no acceptable answer
+    # holds (drafting/nogoods.py: a test case's plan shows it false at the action's first step); needs no reference.
+    # Blind search sets it.
+    forbid_learned: bool = False
     # corrective rounds (DraftOptions.retries, drafting/loop.draft_action; New action's rounds): each re-prompt
     # continues the whole conversation, every call decodes as the draft says, and the rounds end when the feedback
     # has nothing to say

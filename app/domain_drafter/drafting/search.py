@@ -42,6 +42,7 @@ from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, loa
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, follow_up, judgement_feedback
 from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, has_reference, reference_judge
+from domain_drafter.drafting.nogoods import from_failed_tests, unreachable_preconditions
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
 from domain_drafter.drafting.records import SearchNode, SearchResult, Stopped
 from domain_drafter.llm.backend import (
@@ -73,15 +74,24 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
 def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
     """The options' decoding, with the action's grammar when the options ask for it, and then the pairs of
     precondition literals the domain's other actions never make true together (from their invariants, proven on
-    the domain's problems): an answer holding both could never apply."""
+    the domain's problems) and the precondition literals they never make true at all (drafting/nogoods.py): an
+    answer holding those could never apply."""
     decoding = options.decoding
     if options.grammar:
         grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
         decoding = grammar.decoding(decoding)
         if decoding.literals is not None and bundle.problems:
             keeper = invariants_without(bundle.domain, tuple(p.problem for p in bundle.problems), action)
-            decoding = replace(decoding, exclusive=exclusive_preconditions(keeper, decoding.literals[0]) or None)
+            never = unreachable_preconditions(bundle, action, decoding.literals[0])
+            decoding = replace(decoding, exclusive=exclusive_preconditions(keeper, decoding.literals[0]) or None,
+                               forbidden=_union(decoding.forbidden, (never, ())))
     return decoding
+
+
+def _union(*forbidden: tuple[tuple[str, ...], tuple[str, ...]] | None) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The literals each section may not hold, of all of `forbidden` (None: none)."""
+    out = tuple(tuple(dict.fromkeys(lit for f in forbidden if f for lit in f[section])) for section in (0, 1))
+    return out if any(out) else None
 
 
 def _decoding_seed(seed: int, node: int, child: int) -> int:
@@ -161,6 +171,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     spent = {"generated": 0, "prompt": 0, "calls": 0}
     asked: dict[int, str] = {}          # conversation: node id -> the prompt it was written after
     judge_s = [0.0]
+    learned: dict[str, None] = {}       # forbid_learned: precondition literals no acceptable answer holds
 
     def finish(stopped: Stopped, error: str | None = None) -> SearchResult:
         return SearchResult(prompts[0], options, tuple(nodes), stopped, spent["calls"], spent["generated"],
@@ -241,6 +252,9 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 judgement_feedback(bundle, action, judgement, options.feedback)
                 or (None if options.conversation else _GENERIC))
             dead = never_applies(bundle, action, judgement)
+        if options.forbid_learned and merged is None and decoding.literals is not None:
+            learned.update(dict.fromkeys(from_failed_tests(bundle, action, judgement.test_failures,
+                                                           decoding.literals[0])))
         judge_s[0] += time.perf_counter() - t0
         node = SearchNode(node_id, parent.id if parent is not None else None,
                           parent.depth + 1 if parent is not None else 0, spent["calls"], seed, decoding_.seed,
@@ -269,6 +283,12 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         out = tuple(tuple(lit for sec, lit in removals if sec == section) for section in ("precondition", "effect"))
         return out if any(out) else None
 
+    def refused(parent: SearchNode | None) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """What the next call may not write: the grammar's never-applicable literals, with `forbid_removed` what the
+        parent's feedback told it to take out, with `forbid_learned` what the judged answers showed wrong."""
+        told = forbidden(parent) if options.forbid_removed and parent is not None else None
+        return _union(decoding.forbidden, told, (tuple(learned), ()) if learned else None)
+
     def judged_before() -> tuple[str, ...] | None:
         return tuple(tried) if options.refuse_judged and tried else None
 
@@ -279,7 +299,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                                             seed=draft.seed + j), draft.seed
         if options.conversation or options.batch:
             return prompts[j].text, decoding, draft.seed + j
-        return prompts[j].text, replace(decoding, seed=draft.seed + j, judged=judged_before()), draft.seed + j
+        return prompts[j].text, replace(decoding, seed=draft.seed + j, judged=judged_before(),
+                                        forbidden=refused(None)), draft.seed + j
 
     try:
         if options.batch:
@@ -328,7 +349,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
                 child_decoding = replace(decoding, temperature=options.child_temperature(expansions, repeats),
                                          seed=seed if options.temperature else draft.seed,
-                                         forbidden=forbidden(parent) if options.forbid_removed else None,
+                                         forbidden=refused(parent),
                                          judged=judged_before())
                 node = ask(child_prompt, decoding if options.conversation else child_decoding, parent, draft.seed + at)
                 fresh += node.duplicate_of is None
