@@ -322,6 +322,23 @@ def test_an_exclusive_precondition_literal_is_refused_once_the_other_is_written(
     assert not plain.repeats("(carry ?obj ?g)", plain.state())
 
 
+def test_the_effect_may_not_delete_what_the_precondition_makes_false(bundles):
+    """Blocksworld stack: holding a block, the hand is not empty (one invariant group), so `(not (handempty))` in the
+    effect does nothing, and written it keeps `(handempty)` out; refused once `(holding ?x)` is in the precondition."""
+    from domain_drafter.drafting.options import DraftOptions
+    from domain_drafter.drafting.search import draft_decoding
+
+    decoding = draft_decoding(bundles["blocksworld"], "stack", DraftOptions(grammar=True))
+    guard = LiteralGuard(decoding.literals, exclusive=decoding.exclusive)
+    head = "(:action stack\n  :parameters (?x ?y - block)\n  :precondition (and "
+    guard.text = head + "(holding ?x) (clear ?y))\n  :effect (and "
+    state = guard.state()
+    assert guard.repeats("(not (handempty))", state)
+    assert not guard.repeats("(handempty)", state) and not guard.repeats("(not (holding ?x))", state)
+    guard.text = head + "(clear ?y))\n  :effect (and "
+    assert not guard.repeats("(not (handempty))", guard.state())      # nothing says the hand is not empty
+
+
 @pytest.mark.parametrize("temperature", [0.0, 0.9])
 def test_the_tiny_model_never_writes_an_exclusive_pair(tiny_backend, bundles, temperature):
     """Under the search's decoding (drafting/search.draft_decoding: the grammar and the domain's exclusive pairs)

@@ -21,7 +21,10 @@ literals `(not (at ?truck ?from)) (not (at ?truck ?to))` leave) is refused like 
 With `static_negations` (a domain without :negative-preconditions), an effect literal on a predicate the precondition
 negates is refused like a repeat: a negated predicate must stay static. `exclusive` pairs of precondition literals
 (two that no reachable state makes true together, from the domain's proven invariants: planning/invariants.py
-exclusive_preconditions) are refused like repeats once the other is written. None of these bans the last way on, so decoding
+exclusive_preconditions) are refused like repeats once the other is written, and the effect may not delete an atom
+exclusive with a precondition literal: it is false where the action applies, so the delete does nothing but keep
+the add of that atom out (Qwen wrote `(not (handempty))` into blocksworld `stack`, which then could never add
+`(handempty)`). None of these bans the last way on, so decoding
 cannot dead-end (when every way on repeats, the repeat is written). Outside the precondition's
 and the effect's conjunctions it does nothing.
 """
@@ -147,6 +150,7 @@ class LiteralGuard:
         self._forbidden = tuple(frozenset(section) for section in forbidden) if forbidden else (frozenset(),) * 2
         # precondition literals that never hold together: once one is written, the other is refused
         self._exclusive: dict[str, set[str]] = {}
+        self._known_false: dict[frozenset[str], frozenset[str]] = {}
         for a, b in exclusive or ():
             self._exclusive.setdefault(a, set()).add(b)
             self._exclusive.setdefault(b, set()).add(a)
@@ -187,9 +191,19 @@ class LiteralGuard:
         refused = written | {_complement(lit) for lit in written} | self._forbidden[section]
         if section == 0 and self._exclusive:
             refused |= {other for lit in written for other in self._exclusive.get(lit, ())}
+        if section == 1 and self._exclusive:
+            refused |= self._known_false_by(written_literals(self.text)[0])
         if section == 1 and self._static_negations:
             refused |= self._kept_static_by(written_literals(self.text)[0])
         return section, refused, partial
+
+    def _known_false_by(self, precondition: frozenset[str]) -> frozenset[str]:
+        """The deletes of atoms `precondition` makes false where the action applies (exclusive with one of its
+        literals): a delete that does nothing, and one that keeps the add of the same atom from being written."""
+        if precondition not in self._known_false:
+            self._known_false[precondition] = frozenset(
+                f"(not {other})" for lit in precondition for other in self._exclusive.get(lit, ()))
+        return self._known_false[precondition]
 
     def _kept_static_by(self, precondition: frozenset[str]) -> frozenset[str]:
         """The effect literals on a predicate `precondition` negates: refused like repeats, for a negated predicate
