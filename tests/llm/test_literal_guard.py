@@ -335,8 +335,36 @@ def test_the_effect_may_not_delete_what_the_precondition_makes_false(bundles):
     state = guard.state()
     assert guard.repeats("(not (handempty))", state)
     assert not guard.repeats("(handempty)", state) and not guard.repeats("(not (holding ?x))", state)
+    assert guard.repeats("(clear ?y)", state)                          # the precondition holds it already
+    assert not guard.repeats("(not (clear ?y))", state)
     guard.text = head + "(clear ?y))\n  :effect (and "
     assert not guard.repeats("(not (handempty))", guard.state())      # nothing says the hand is not empty
+
+
+def test_a_dead_end_counts_the_effects_that_do_nothing(bundles):
+    """Logistics unload-airplane, after Qwen's blind search had judged four answers: once the effect holds
+    `(not (in ?pkg ?airplane))`, deleting the airplane's place leaves only judged answers and a delete that does
+    nothing (the package is in the plane, so not at the place), so that delete is refused as a dead end, and the
+    package's arrival stays open."""
+    from domain_drafter.drafting.options import DraftOptions
+    from domain_drafter.drafting.search import draft_decoding
+
+    decoding = draft_decoding(bundles["logistics"], "unload-airplane", DraftOptions(grammar=True))
+    head = ("(:action unload-airplane\n  :parameters (?pkg - package ?airplane - airplane ?place - airport)\n"
+            "  :precondition (and (in ?pkg ?airplane) (at ?airplane ?place))\n  :effect (and ")
+    judged = [head + effect + ")" for effect in (
+        "(not (in ?pkg ?airplane)) (not (at ?airplane ?place)) (at ?pkg ?place))",
+        "(in ?pkg ?airplane) (not (at ?airplane ?place)) (at ?pkg ?place))",
+        "(not (in ?pkg ?airplane)) (not (at ?airplane ?place)))",
+        "(in ?pkg ?airplane) (not (at ?airplane ?place)))")]
+    guard = LiteralGuard(decoding.literals, decoding.forbidden, judged, exclusive=decoding.exclusive)
+    guard.text = head + "(not (in ?pkg ?airplane)) "
+    state = guard.state()
+    assert guard.repeats("(not (at ?airplane ?place))", state)
+    assert not guard.repeats("(at ?pkg ?place)", state)
+    plain = LiteralGuard(decoding.literals, decoding.forbidden, judged)     # without the pairs: a way on is left
+    plain.text = guard.text
+    assert not plain.repeats("(not (at ?airplane ?place))", plain.state())
 
 
 @pytest.mark.parametrize("temperature", [0.0, 0.9])

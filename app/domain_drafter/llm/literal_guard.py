@@ -21,10 +21,11 @@ literals `(not (at ?truck ?from)) (not (at ?truck ?to))` leave) is refused like 
 With `static_negations` (a domain without :negative-preconditions), an effect literal on a predicate the precondition
 negates is refused like a repeat: a negated predicate must stay static. `exclusive` pairs of precondition literals
 (two that no reachable state makes true together, from the domain's proven invariants: planning/invariants.py
-exclusive_preconditions) are refused like repeats once the other is written, and the effect may not delete an atom
-exclusive with a precondition literal: it is false where the action applies, so the delete does nothing but keep
-the add of that atom out (Qwen wrote `(not (handempty))` into blocksworld `stack`, which then could never add
-`(handempty)`). None of these bans the last way on, so decoding
+exclusive_preconditions) are refused like repeats once the other is written; and with them the effect may not hold
+a literal that does nothing where the precondition holds: one of the precondition's own literals, or the delete of
+an atom exclusive with one of them. Such a literal only keeps its complement out (Qwen wrote `(not (handempty))`
+into blocksworld `stack`, which then could never add `(handempty)`, and `(clear ?y)` under a `(clear ?y)`
+precondition where `(not (clear ?y))` was needed). The dead-end test counts these refusals too. None of these bans the last way on, so decoding
 cannot dead-end (when every way on repeats, the repeat is written). Outside the precondition's
 and the effect's conjunctions it does nothing.
 """
@@ -150,7 +151,7 @@ class LiteralGuard:
         self._forbidden = tuple(frozenset(section) for section in forbidden) if forbidden else (frozenset(),) * 2
         # precondition literals that never hold together: once one is written, the other is refused
         self._exclusive: dict[str, set[str]] = {}
-        self._known_false: dict[frozenset[str], frozenset[str]] = {}
+        self._no_ops: dict[frozenset[str], frozenset[str]] = {}
         for a, b in exclusive or ():
             self._exclusive.setdefault(a, set()).add(b)
             self._exclusive.setdefault(b, set()).add(a)
@@ -192,18 +193,19 @@ class LiteralGuard:
         if section == 0 and self._exclusive:
             refused |= {other for lit in written for other in self._exclusive.get(lit, ())}
         if section == 1 and self._exclusive:
-            refused |= self._known_false_by(written_literals(self.text)[0])
+            refused |= self._no_ops_by(written_literals(self.text)[0])
         if section == 1 and self._static_negations:
             refused |= self._kept_static_by(written_literals(self.text)[0])
         return section, refused, partial
 
-    def _known_false_by(self, precondition: frozenset[str]) -> frozenset[str]:
-        """The deletes of atoms `precondition` makes false where the action applies (exclusive with one of its
-        literals): a delete that does nothing, and one that keeps the add of the same atom from being written."""
-        if precondition not in self._known_false:
-            self._known_false[precondition] = frozenset(
+    def _no_ops_by(self, precondition: frozenset[str]) -> frozenset[str]:
+        """The effect literals that do nothing where `precondition` holds: its own literals (adding an atom it
+        holds true, deleting one it holds false) and the deletes of atoms exclusive with one of its literals. Each
+        also keeps its complement, which may be what the effect needs, from being written."""
+        if precondition not in self._no_ops:
+            self._no_ops[precondition] = precondition | frozenset(
                 f"(not {other})" for lit in precondition for other in self._exclusive.get(lit, ()))
-        return self._known_false[precondition]
+        return self._no_ops[precondition]
 
     def _kept_static_by(self, precondition: frozenset[str]) -> frozenset[str]:
         """The effect literals on a predicate `precondition` negates: refused like repeats, for a negated predicate
@@ -241,6 +243,7 @@ class LiteralGuard:
                 spelled = {_spelled(lit): lit for lit in self._literals[1]}
                 forbidden = {_spelled(lit) for lit in self._forbidden[1]}
                 forbidden |= {_spelled(lit) for lit in self._kept_static_by(pre)} if self._static_negations else set()
+                forbidden |= {_spelled(lit) for lit in self._no_ops_by(pre)} if self._exclusive else set()
                 free = {lit for lit in spelled if lit not in eff and _complement(lit) not in eff
                         and lit not in forbidden}
                 for lit in free:
