@@ -23,12 +23,12 @@ def server_env(cache: Path) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def mcp_session(cache: Path) -> AsyncIterator:
-    """An initialised ClientSession on a spawned server process."""
+async def mcp_session(cache: Path, args: list[str] | None = None) -> AsyncIterator:
+    """An initialised ClientSession on a spawned server process: `domain-drafter mcp`, or python with `args`."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "domain_drafter.cli", "mcp"],
+    params = StdioServerParameters(command=sys.executable, args=args or ["-m", "domain_drafter.cli", "mcp"],
                                    env=server_env(cache))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

@@ -168,18 +168,16 @@ def _add_resources(server: MCPServer) -> None:
 
 
 async def _run_stdio(server: MCPServer) -> None:
-    """The SDK's stdio server, on event-loop pipes where stdin and stdout are pipes (agents/transport.py)."""
-    from mcp.server.stdio import stdio_server
-
+    """The SDK's server on event-loop pipes where stdin and stdout are pipes (agents/transport.py), else on the
+    SDK's own stdio transport."""
     from domain_drafter.agents.transport import pipe_stdio
 
-    async with pipe_stdio() as pipes:
-        if pipes is None:
+    async with pipe_stdio() as streams:
+        if streams is None:
             await server.run_stdio_async()
             return
-        async with stdio_server(*pipes) as (read_stream, write_stream):
-            low = server._lowlevel_server   # what run_stdio_async runs, on our streams
-            await low.run(read_stream, write_stream, low.create_initialization_options())
+        low = server._lowlevel_server   # what run_stdio_async runs, on our streams
+        await low.run(*streams, low.create_initialization_options())
 
 
 def _return_big_blocks_to_the_system() -> None:

@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from domain_drafter.agents.errors import check_size
-from domain_drafter.core.bundle import DOMAIN_FILE, PROBLEMS_DIR, DomainBundle, load_bundle, load_bundle_path
+from domain_drafter.core.bundle import (
+    DOMAIN_FILE,
+    PROBLEMS_DIR,
+    DomainBundle,
+    bundled_names,
+    load_bundle,
+    load_bundle_path,
+)
 from domain_drafter.core.errors import UsageError
 
 INLINE = "<inline>"
@@ -28,6 +35,9 @@ class Sources:
     def __init__(self) -> None:
         self.scratch = Path(tempfile.mkdtemp(prefix="domain-drafter-mcp-"))
         self.rename: dict[Path, str] = {}     # scratch sub-folder -> what the caller calls it
+        # The bundled domains, by name: part of the installed package, read only and loaded once per process
+        # (core.bundle), so a call naming one skips the listing of the package's folder that load_bundle does.
+        self._bundled = {name: None for name in bundled_names()}
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -43,10 +53,17 @@ class Sources:
             if problems or descriptions_text:
                 raise UsageError("'problems' and 'descriptions_text' go with 'domain_text', not with 'domain'",
                                  hint="a folder's problems are read from its problems/ folder")
-            return load_bundle(domain)
+            return self._bundled.get(domain.lower()) or self._load(domain)
         if domain:
             raise UsageError("both 'domain' and 'domain_text' given", hint="pass one of them")
         return load_bundle_path(self.inline_folder(domain_text, problems or {}, descriptions_text))
+
+    def _load(self, domain: str) -> DomainBundle:
+        """A bundled domain (kept for the next call) or a folder (read on every call: an agent edits it)."""
+        b = load_bundle(domain)
+        if domain.lower() in self._bundled:
+            self._bundled[domain.lower()] = b
+        return b
 
     def inline_folder(self, domain_text: str, problems: Mapping[str, str], descriptions_text: str | None) -> Path:
         check_size("domain_text", domain_text)
