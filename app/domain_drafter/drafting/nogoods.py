@@ -21,21 +21,14 @@ from collections.abc import Iterable, Sequence
 
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.domain_tests import CaseKind
+from domain_drafter.llm.literal_guard import spelled_literal
 from domain_drafter.planning.diagnosis import reachability
 from domain_drafter.planning.grounding import lift_atom
-from domain_drafter.planning.invariants import other_actions
+from domain_drafter.planning.invariants import literal_words, other_actions
 from domain_drafter.planning.tests_report import CaseResult
 from domain_drafter.planning.validator import FailureKind
 
 EXECUTABLE_CASES = (CaseKind.PLAN, CaseKind.APPLICABLE, CaseKind.EFFECT)   # the plan (to the action) must run
-
-
-def _words(literal: str) -> list[str]:
-    return literal.replace("(", " ").replace(")", " ").split()
-
-
-def _spelled(literal: str) -> str:
-    return " ".join(literal.replace("(", " ( ").replace(")", " ) ").split()).replace("( ", "(").replace(" )", ")")
 
 
 def _matches(words: Sequence[str], atom: Sequence[str]) -> bool:
@@ -66,7 +59,7 @@ def unreachable_preconditions(bundle: DomainBundle, action: str, literals: Itera
             reached.setdefault(atom[0], []).append(atom)
     out = []
     for literal in literals:
-        words = _words(literal)
+        words = literal_words(literal)
         if not words or words[0] in ("not", "="):
             continue
         if not any(_matches(words, atom) for atom in reached.get(words[0], ())):
@@ -82,7 +75,7 @@ def from_failed_tests(bundle: DomainBundle, action: str, failures: Iterable[Case
                       literals: Iterable[str]) -> tuple[str, ...]:
     """The precondition literals (among `literals`, as the grammar writes them) that the failed cases show
     false where the action must apply at its first step in the plan (see the module's docstring)."""
-    spelled = {_spelled(lit): lit for lit in literals}
+    spelled = {spelled_literal(lit): lit for lit in literals}
     schema = bundle.domain.action_map.get(action.lower())
     out: dict[str, None] = {}
     for result in failures:
@@ -98,11 +91,11 @@ def from_failed_tests(bundle: DomainBundle, action: str, failures: Iterable[Case
         if len(key) - 1 != len(schema.parameters):
             continue
         for atom in ev.validation.atoms:
-            words = _words(atom)
-            objects = words[2:] if words[:1] == ["not"] else words[1:]
+            words = literal_words(atom)
+            objects = words[2:] if words[:1] == ("not",) else words[1:]
             if any(key[1:].count(o) != 1 for o in objects):
                 continue                    # an object bound to no parameter or to two: the lifting is not sure
-            lifted = spelled.get(_spelled(lift_atom(atom, key, bundle.domain)))
+            lifted = spelled.get(spelled_literal(lift_atom(atom, key, bundle.domain)))
             if lifted is not None:
                 out[lifted] = None
     return tuple(out)

@@ -71,11 +71,11 @@ def written_literals(text: str) -> tuple[frozenset[str], frozenset[str]]:
     for marker in _SECTIONS:
         at = text.find(marker)
         written = _conjunction(text[at + len(marker):])[0] if at >= 0 else set()
-        out.append(frozenset(map(_spelled, written)))
+        out.append(frozenset(map(spelled_literal, written)))
     return out[0], out[1]
 
 
-def _spelled(literal: str) -> str:
+def spelled_literal(literal: str) -> str:
     """A literal with single spaces between its words and none inside its parentheses."""
     return " ".join(literal.replace("(", " ( ").replace(")", " ) ").split()).replace("( ", "(").replace(" )", ")")
 
@@ -240,10 +240,10 @@ class LiteralGuard:
             near = {e for p, e in self._judged if p == pre and e >= eff}
             dead: set[str] = set()
             if near:
-                spelled = {_spelled(lit): lit for lit in self._literals[1]}
-                forbidden = {_spelled(lit) for lit in self._forbidden[1]}
-                forbidden |= {_spelled(lit) for lit in self._kept_static_by(pre)} if self._static_negations else set()
-                forbidden |= {_spelled(lit) for lit in self._no_ops_by(pre)} if self._exclusive else set()
+                spelled = {spelled_literal(lit): lit for lit in self._literals[1]}
+                forbidden = {spelled_literal(lit) for lit in self._forbidden[1]}
+                forbidden |= {spelled_literal(lit) for lit in self._kept_static_by(pre)} if self._static_negations else set()
+                forbidden |= {spelled_literal(lit) for lit in self._no_ops_by(pre)} if self._exclusive else set()
                 free = {lit for lit in spelled if lit not in eff and _complement(lit) not in eff
                         and lit not in forbidden}
                 for lit in free:

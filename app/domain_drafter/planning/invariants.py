@@ -377,7 +377,8 @@ def _param_types(domain: Domain, parts: Sequence[Part], n: int) -> tuple[str, ..
     return tuple(types)
 
 
-def _literal_words(literal: str) -> tuple[str, ...]:
+def literal_words(literal: str) -> tuple[str, ...]:
+    """The words of a lifted literal as written: "(not (at ?b ?r))" -> ("not", "at", "?b", "?r")."""
     return tuple(literal.replace("(", " ").replace(")", " ").split())
 
 
@@ -389,7 +390,7 @@ def exclusive_preconditions(invariants: DomainInvariants, literals: Iterable[str
     first time, so never at all (its own effects come after). Literals on one predicate are left out: bound to
     equal objects they are one atom. Each pair once, in the order given."""
     parsed = [(lit, words) for lit in dict.fromkeys(literals)
-              if (words := _literal_words(lit)) and words[0] not in ("not", EQUALITY)]
+              if (words := literal_words(lit)) and words[0] not in ("not", EQUALITY)]
     out = []
     for i, (a, wa) in enumerate(parsed):
         for b, wb in parsed[i + 1:]:
