@@ -44,6 +44,20 @@ def test_draft_domain_blind_reports_each_action_and_the_whole_draft(capsys, monk
     assert (out_dir / "domain.pddl").is_file() and json.loads((out_dir / "blind-draft.json").read_text())["of"] == 3
     code, out, _ = run(capsys, monkeypatch, "draft-domain", "gripper", "--model", str(model), "--grammar",
                        "--search", "--blind", "--budget", "1", "--out", str(tmp_path / "again"))
-    assert "drafting gripper blind (3 actions, search, budget 1 per action)" in out
+    assert "drafting gripper blind (3 actions, search, budget 1 per action, with the tests)" in out
     assert sum(1 for line in out.splitlines() if "blind judge: " in line and "reference: " in line) == 3
     assert "right (proven Equivalent): " in out and "whole draft" in out
+    code, out, _ = run(capsys, monkeypatch, "draft-domain", "gripper", "--model", str(model), "--grammar",
+                       "--search", "--guided", "--blind", "--no-tests", "--budget", "1", "--out",
+                       str(tmp_path / "guided"))
+    assert "drafting gripper blind (3 actions, guided-search, budget 1 per action, without the tests)" in out
+    saved = json.loads((tmp_path / "guided" / "blind-draft.json").read_text())
+    assert (saved["strategy"], saved["budget"], saved["tests"]) == ("guided-search", 1, False)
+
+
+def test_draft_domain_guided_and_no_tests_need_a_blind_search(capsys, monkeypatch, tmp_path):
+    for extra, needs in ((("--guided", "--blind"), "--guided needs --search --blind"),
+                         (("--no-tests",), "--no-tests needs --blind")):
+        code, _, err = run(capsys, monkeypatch, "draft-domain", "gripper", "--out", str(tmp_path / "x"), *extra)
+        assert code == 2 and needs in err, err
+        assert not (tmp_path / "x").exists()

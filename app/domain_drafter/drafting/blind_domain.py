@@ -82,8 +82,9 @@ def draft_domain_blind(bundle: DomainBundle, backend: GenerationBackend, evaluat
                        pool: Sequence[DomainBundle], draft: DraftOptions, options: SearchOptions, *,
                        template: PromptTemplate | None = None,
                        on_action: Callable[[BlindOutcome], None] | None = None,
-                       task: TaskState | None = None) -> BlindDomainDraft:
-    """Draft every action of `bundle` blind, in order, then compare the draft with the reference."""
+                       task: TaskState | None = None, use_tests: bool = True) -> BlindDomainDraft:
+    """Draft every action of `bundle` blind, in order, then compare the draft with the reference.
+    `use_tests` False: the blind judge leaves the domain's tests file out (drafting/blind.blind_setup)."""
     from domain_drafter.drafting.search import search_action
 
     bundle.require_descriptions()
@@ -95,7 +96,7 @@ def draft_domain_blind(bundle: DomainBundle, backend: GenerationBackend, evaluat
     for index, name in enumerate(names):
         step = task.within(index, len(names) + 1, f"drafting {name} blind") if task is not None else None
         current = dataclasses.replace(bundle, domain=working, domain_text=working.to_pddl())
-        setup = blind_setup(current, name, evaluator, options, step)
+        setup = blind_setup(current, name, evaluator, options, step, use_tests=use_tests)
         result = search_action(setup.bundle, name, backend, evaluator, pool, draft, setup.options,
                                template=template, judge=setup.judge, task=step)
         best = result.best

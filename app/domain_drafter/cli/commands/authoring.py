@@ -36,6 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--blind", action="store_true",
                    help="draft each action blind (its reference hidden; the checks, problems, invariants and tests "
                         "judge, with the actions drafted so far in place), then compare the draft with the reference")
+    p.add_argument("--guided", action="store_true",
+                   help="with --search --blind: the guided search (no call writes an answer judged before)")
+    p.add_argument("--no-tests", action="store_true",
+                   help="with --blind: leave the domain's tests file out of the judge (the checks, solvability "
+                        "and invariants alone), as for a domain that has no tests yet")
     p.add_argument("--budget", type=int, default=16, metavar="CALLS",
                    help="with --search --blind: model calls per action (default 16)")
     p.add_argument("--json", action="store_true")
@@ -108,6 +113,11 @@ def cmd_draft_domain(args: argparse.Namespace) -> int:
                            grammar=args.grammar, retries=args.retries)
     if args.search and not args.blind:
         raise UsageError("draft-domain --search needs --blind", hint="draft-domain DOMAIN --search --blind --out DIR")
+    if args.guided and not args.search:
+        raise UsageError("draft-domain --guided needs --search --blind",
+                         hint="draft-domain DOMAIN --search --guided --blind --out DIR")
+    if args.no_tests and not args.blind:
+        raise UsageError("draft-domain --no-tests needs --blind", hint="draft-domain DOMAIN --blind --no-tests --out DIR")
     if args.blind:
         from domain_drafter.cli.commands.blind_domain import draft_domain_blind_command
 

@@ -15,8 +15,8 @@ def draft_domain_blind_command(args: argparse.Namespace, bundle, out: Path, draf
     from domain_drafter.drafting.blind_domain import draft_domain_blind
     from domain_drafter.drafting.presets import Preset, preset_options
 
-    search = preset_options(Preset.SEARCH if args.search else Preset.ONE_SHOT, budget=args.budget if args.search
-                            else 1)
+    preset = (Preset.GUIDED_SEARCH if args.guided else Preset.SEARCH) if args.search else Preset.ONE_SHOT
+    search = preset_options(preset, budget=args.budget if args.search else 1)
     quiet = args.json
 
     def on_action(o) -> None:
@@ -29,12 +29,14 @@ def draft_domain_blind_command(args: argparse.Namespace, bundle, out: Path, draf
     with backend, evaluator(args) as judge, cancel_on_sigint() as task:
         if not quiet:
             print(f"-- {backend.name}: drafting {bundle.name} blind ({len(bundle.action_names)} actions, "
-                  f"{'search, budget ' + str(search.budget) if args.search else 'one call'} per action)", flush=True)
+                  f"{preset.value + ', budget ' + str(search.budget) if args.search else 'one call'} per action, "
+                  f"{'without' if args.no_tests else 'with'} the tests)", flush=True)
         result = draft_domain_blind(bundle, backend, judge, load_bundled(), draft, search, on_action=on_action,
-                                    task=task)
+                                    task=task, use_tests=not args.no_tests)
     out.mkdir(parents=True, exist_ok=True)
     (out / "domain.pddl").write_text(result.candidate.to_pddl() + "\n", encoding="utf-8")
-    data = result.to_dict()
+    data = {**result.to_dict(), "strategy": preset.value, "budget": search.budget,
+            "tests": not args.no_tests}
     (out / "blind-draft.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     if quiet:
         print(json.dumps({**data, "out": str(out)}, indent=2))
