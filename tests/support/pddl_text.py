@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 
-def with_precondition(bundle, action: str, literals: tuple[str, ...]):
-    """The reference action with `literals` added to its precondition, parsed as an answer."""
+def with_precondition(bundle, action: str, literals: tuple[str, ...], effect: tuple[str, ...] = ()):
+    """The reference action with `literals` added to its precondition (and `effect` to its effect), parsed as an
+    answer."""
     from domain_drafter.core.answers import check_answer
 
     reference = bundle.domain.action(action)
     pre = " ".join([str(lit) for lit in reference.precondition] + list(literals))
-    eff = " ".join(str(lit) for lit in reference.effect)
+    eff = " ".join([str(lit) for lit in reference.effect] + list(effect))
     params = " ".join(f"{p.name} - {p.type}" for p in reference.parameters)
     text = f"(:action {action} :parameters ({params}) :precondition (and {pre}) :effect (and {eff}))"
     check = check_answer(text, bundle.domain, action)

@@ -56,7 +56,7 @@ from domain_drafter.llm.backend import (
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import Evaluator
 from domain_drafter.planning.invariant_findings import invariants_without
-from domain_drafter.planning.invariants import exclusive_preconditions
+from domain_drafter.planning.invariants import exclusive_preconditions, unbalanced_deletes
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
 
@@ -75,7 +75,8 @@ def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> 
     """The options' decoding, with the action's grammar when the options ask for it, and then the pairs of
     precondition literals the domain's other actions never make true together (from their invariants, proven on
     the domain's problems) and the precondition literals they never make true at all (drafting/nogoods.py): an
-    answer holding those could never apply."""
+    answer holding those could never apply. The effect may not delete an atom of an exactly-one group that no add
+    it could write refills (planning/invariants.unbalanced_deletes)."""
     decoding = options.decoding
     if options.grammar:
         grammar = ActionGrammar(bundle.domain, action, lock_signature=options.lock_signature)
@@ -83,8 +84,9 @@ def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> 
         if decoding.literals is not None and bundle.problems:
             keeper = invariants_without(bundle.domain, tuple(p.problem for p in bundle.problems), action)
             never = unreachable_preconditions(bundle, action, decoding.literals[0])
+            emptying = unbalanced_deletes(keeper, decoding.literals[1])
             decoding = replace(decoding, exclusive=exclusive_preconditions(keeper, decoding.literals[0]) or None,
-                               forbidden=_union(decoding.forbidden, (never, ())))
+                               forbidden=_union(decoding.forbidden, (never, emptying)))
     return decoding
 
 

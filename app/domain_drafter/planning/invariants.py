@@ -401,6 +401,39 @@ def exclusive_preconditions(invariants: DomainInvariants, literals: Iterable[str
     return tuple(out)
 
 
+def unbalanced_deletes(invariants: DomainInvariants, literals: Iterable[str]) -> tuple[str, ...]:
+    """The delete literals of an effect (as written, e.g. by the action grammar) that no add among `literals` can
+    balance: the deleted atom is part of a proven exactly-one group, and no positive literal puts another atom of
+    the same group (bound alike by the action's parameters) in its place. "(not (at-robby ?room))" in gripper's
+    pick: exactly one (at-robby *) holds, and pick's parameters name no room but ?room, so the delete either does
+    nothing or leaves the robot nowhere. Such a literal is never part of a right answer: where the atom holds the
+    group is left empty, where it does not the delete changes nothing. In the order given."""
+    written = list(dict.fromkeys(literals))
+    adds = [w for lit in written if (w := literal_words(lit)) and w[0] not in ("not", EQUALITY)]
+    out = []
+    for lit in written:
+        words = literal_words(lit)
+        if len(words) < 2 or words[0] != "not" or words[1] == EQUALITY:
+            continue
+        atom = words[1:]
+        if any(_unbalanced(inv, atom, adds) for inv in invariants.invariants if inv.exactly_one):
+            out.append(lit)
+    return tuple(out)
+
+
+def _unbalanced(inv: Invariant, atom: Sequence[str], adds: Sequence[Sequence[str]]) -> bool:
+    """Whether `atom` is in a group of `inv` that none of `adds` (other atoms) can refill."""
+    for part in inv.parts:
+        key = part.key_of(atom[1:], inv.params) if part.predicate == atom[0] else None
+        if key is None:
+            continue
+        refill = any(tuple(add) != tuple(atom) and any(
+            q.predicate == add[0] and q.key_of(add[1:], inv.params) == key for q in inv.parts) for add in adds)
+        if not refill:
+            return True
+    return False
+
+
 def _same_group(inv: Invariant, a: Sequence[str], b: Sequence[str]) -> bool:
     for pa in inv.parts:
         if pa.predicate != a[0]:
