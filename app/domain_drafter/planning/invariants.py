@@ -423,24 +423,15 @@ def unbalanced_deletes(invariants: DomainInvariants, literals: Iterable[str]) ->
 
 def _unbalanced(inv: Invariant, atom: Sequence[str], adds: Sequence[Sequence[str]]) -> bool:
     """Whether `atom` is in a group of `inv` that none of `adds` (other atoms) can refill."""
-    for part in inv.parts:
-        key = part.key_of(atom[1:], inv.params) if part.predicate == atom[0] else None
-        if key is None:
-            continue
-        refill = any(tuple(add) != tuple(atom) and any(
-            q.predicate == add[0] and q.key_of(add[1:], inv.params) == key for q in inv.parts) for add in adds)
-        if not refill:
-            return True
-    return False
+    others = [_keys(inv, add) for add in adds if tuple(add) != tuple(atom)]
+    return any(not any(key in keys for keys in others) for key in _keys(inv, atom))
 
 
 def _same_group(inv: Invariant, a: Sequence[str], b: Sequence[str]) -> bool:
-    for pa in inv.parts:
-        if pa.predicate != a[0]:
-            continue
-        key = pa.key_of(a[1:], inv.params)
-        if key is None:
-            continue
-        if any(pb.predicate == b[0] and pb.key_of(b[1:], inv.params) == key for pb in inv.parts):
-            return True
-    return False
+    return bool(_keys(inv, a) & _keys(inv, b))
+
+
+def _keys(inv: Invariant, words: Sequence[str]) -> set[tuple[str, ...]]:
+    """The groups of `inv` the lifted atom `words` ("at", "?b", "?r") belongs to, by their parameter binding."""
+    return {key for part in inv.parts if part.predicate == words[0]
+            if (key := part.key_of(words[1:], inv.params)) is not None}
