@@ -114,10 +114,11 @@ def test_without_the_tests_file_the_blind_judge_accepts_on_checks_solvability_an
     answer = bundle.domain.action("pick").to_pddl(indent="")
     setup = blind_setup(bundle, "pick", evaluator, SearchOptions(budget=1), use_tests=False)
     blind = setup.judge(answer)
-    assert blind.equivalent and blind.tests_total == 0 and all(blind.solvable)
+    # it passes, and waits for an independent answer to agree (drafting/judges.AgreementJudge)
+    assert blind.passes and blind.agreed_with == "" and blind.tests_total == 0 and all(blind.solvable)
     idle = replace(bundle.domain.action("pick"), effect=())       # changes nothing: refused without tests too
     refused = setup.judge(idle.to_pddl(indent=""))
-    assert not refused.equivalent
+    assert not refused.passes and not refused.equivalent
 
 
 def test_blind_guided_search_keeps_refuse_judged_and_drops_forbid_removed():

@@ -188,3 +188,44 @@ def test_the_findings_never_read_the_action_they_replace(bundles):
     for text in (PICK_KEEPS_AT, PICK_LOSES_BALL, PICK_NEVER, PICK_IDLE):
         schema = check_answer(text, gripper.domain, "pick").action
         assert judge_action(without, problems, "pick", schema) == judge_action(gripper.domain, problems, "pick", schema)
+
+
+@pytest.mark.parametrize(("domain", "action", "old", "new", "atom"), [
+    # Qwen's blind answers that the checks, solvability and the other findings all accepted (no-tests run):
+    ("miconic", "down", "(not (lift-at ?f1))", "(not (lift-at ?f1)) (not (above ?f2 ?f1)) (above ?f1 ?f2)",
+     "above"),
+    ("logistics", "drive-truck", "(not (at ?truck ?from))", "(not (at ?truck ?from)) (not (in-city ?from ?city))",
+     "in-city"),
+    ("miconic", "board", "(boarded ?p)", "(boarded ?p) (not (origin ?p ?f))", "origin"),
+])
+def test_an_answer_that_changes_a_fixed_relation_is_flagged_where_it_changes(bundles, domain, action, old, new,
+                                                                               atom):
+    bundle = bundles[domain]
+    text = bundle.domain.action(action).to_pddl()
+    assert old in text
+    report, mutant = _judge(bundle, action, text.replace(old, new, 1))
+    [finding] = [f for f in report.findings if f.kind is FindingKind.CHANGES_FIXED_RELATION]
+    assert finding.key == f"changes {atom}" and finding.severity is Severity.WARNING
+    assert f"no other action changes ({atom} ...)" in finding.message and "out of the effect" in finding.fix
+    before = set(finding.state)
+    after = _replay(bundle, action, mutant, finding.problem, (*finding.prefix, finding.step))
+    [shown] = finding.atoms
+    assert (shown in after) != (shown in before)               # the step really changes it, in that state
+
+
+def test_restating_a_fixed_relation_that_holds_is_no_change(bundles):
+    """drive-truck's precondition asks (in-city ?to ?city): adding it again changes nothing, so no finding."""
+    bundle = bundles["logistics"]
+    text = bundle.domain.action("drive-truck").to_pddl()
+    report, _ = _judge(bundle, "drive-truck", text.replace("(at ?truck ?to)", "(at ?truck ?to) (in-city ?to ?city)"))
+    assert report.findings == ()
+
+
+def test_the_fixed_relations_refuse_their_unbalanced_deletes_in_the_grammar(bundles):
+    """The exactly-one groups of the fixed relations (one origin per passenger) reach the search's grammar."""
+    from domain_drafter.drafting.options import DraftOptions
+    from domain_drafter.drafting.search import draft_decoding
+
+    decoding = draft_decoding(bundles["miconic"], "board", DraftOptions(grammar=True))
+    assert "(not (origin ?p ?f))" in decoding.forbidden[1] and "(not (destin ?p ?f))" in decoding.forbidden[1]
+    assert "(not (boarded ?p))" not in decoding.forbidden[1]

@@ -24,9 +24,11 @@ BY_HAND = {
                     ("(box-empty) (nothing-above *)", True),           # the box is empty or has one top item
                     ("(packed ?0) (unpacked ?0)", True)}, ("heavier",)),
     "hiking": ({("(at *)", True)}, ("iswater", "ishill", "adjacent", "ontrail")),
-    "logistics": ({("(at ?0 *) (in ?0 *)", True)}, ("in-city",)),
+    "logistics": ({("(at ?0 *) (in ?0 *)", True),
+                   ("(in-city ?0 *)", True)}, ("in-city",)),                # a fixed relation: one city per place
     # boarded and served may both hold: board does not ask that the passenger is not served yet
-    "miconic": ({("(lift-at *)", True)}, ("origin", "destin", "above")),
+    "miconic": ({("(lift-at *)", True), ("(destin ?0 *)", True), ("(origin ?0 *)", True)},   # one of each per
+                ("origin", "destin", "above")),                                              # passenger, fixed
     "track-building": ({("(agent-at *)", True), ("(train-at *)", True)}, ("forward",)),
     "trap-newspapers": ({("(at *)", True), ("(carrying ?0) (unpacked ?0)", False),
                          ("(satisfied ?0) (wantspaper ?0)", False)}, ("ishomebase", "safe")),
@@ -37,7 +39,8 @@ WITHOUT = {
     ("gripper", "move"): {("(at ?0 *) (carry ?0 *)", True), ("(carry * ?0) (free ?0)", True)},
     ("heavy-pack", "stack"): {("(nothing-above ?0) (unpacked ?0)", True), ("(box-empty) (nothing-above *)", True),
                               ("(packed ?0) (unpacked ?0)", True), ("(box-empty) (packed *)", True)},
-    ("miconic", "board"): {("(lift-at *)", True), ("(boarded ?0) (served ?0)", False),
+    ("miconic", "board"): {("(lift-at *)", True), ("(boarded ?0) (served ?0)", False), ("(destin ?0 *)", True),
+                           ("(origin ?0 *)", True),
                            ("(boarded *) (served *)", False)},
 }
 

@@ -1,7 +1,7 @@
 """Invariant findings the author dismissed, per action, saved with the domain (issue 37).
 
 A new action may rightly change what held before; the author then dismisses that finding for that
-action, by its key ("breaks (at ?0 *) (carry ?0 *)", "never-applies", "changes-nothing"). The
+action, by its key ("breaks (at ?0 *) (carry ?0 *)", "never-applies", "changes-nothing", "changes in-city"). The
 dismissals live in `dismissed.toml` beside domain.pddl, a file of their own rather than a table in
 tests.toml: they are not test cases, so the tests reader, the Tests panel's editor and an imported
 .ptest.json never need to know them, and rewriting a tests file cannot lose them. For a bundled

@@ -28,6 +28,7 @@ SOLVE_STATE_BUDGET = 50_000       # states explored per problem before K* decide
 SOLVE_TIME_LIMIT_S = 2.0          # seconds of exploration per problem
 TESTS_TIME_LIMIT_S = 2.0          # seconds per exploring case when the tests judge an answer
 FEEDBACK_CASES = 3                # failing cases told in words
+AGREEMENT_PEERS = 8               # agreement: the latest answers awaiting it, each proven against a new one
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ class Judgement:
     findings: tuple = ()                  # without a reference: the invariant findings not dismissed (InvariantFinding)
     accept_untested: bool = False         # the blind judge (drafting/blind.py): a domain without tests can accept
     test_failures: tuple = field(default=(), compare=False)   # the failed cases (CaseResult), for drafting/nogoods.py
+    # acceptance by agreement (the blind judge without tests): None, not asked; else the earlier answer proven
+    # equivalent to this one ("" while none is), which an accepted answer needs
+    agreed_with: str | None = None
 
     @property
     def subclass(self) -> Subclass | None:
@@ -61,7 +65,12 @@ class Judgement:
         # the invariants the domain's other actions keep (planning/invariant_findings.py)
         return (self.check.passed and bool(self.solvable) and all(self.solvable)
                 and (self.tests_total > 0 or self.accept_untested)
-                and self.tests_passed == self.tests_total and not self.findings)
+                and self.tests_passed == self.tests_total and not self.findings and self.agreed_with != "")
+
+    @property
+    def passes(self) -> bool:
+        """Without a reference: accepted, or accepted but for a second answer to agree with it."""
+        return replace(self, agreed_with=None).equivalent if self.agreed_with == "" else self.equivalent
 
     @property
     def fails_tests(self) -> bool:
@@ -83,11 +92,11 @@ class Judgement:
 
     @property
     def key(self) -> tuple:
-        """Smaller is better: class rank, then the score, then the ARE."""
+        """Smaller is better: accepted, then passing but for agreement, then class rank, score and ARE."""
         subclass = self.subclass
         class_rank = subclass.result_class.rank if subclass is not None else -1
         are = self.evaluation.are.total if self.evaluation is not None and self.evaluation.are else 10**6
-        return (not self.equivalent, -class_rank, -round(self.score, 12), are)
+        return (not self.equivalent, not self.passes, -class_rank, -round(self.score, 12), are)
 
     @property
     def verdict(self) -> str:
@@ -199,6 +208,35 @@ def checks_judge(bundle: DomainBundle, action: str, evaluator: Evaluator, task: 
                          tuple(failures_in_words(report, FEEDBACK_CASES)), findings=findings,
                          accept_untested=accept_untested, test_failures=report.failed)
     return judge
+
+
+class AgreementJudge:
+    """Acceptance by agreement (the blind judge without tests, drafting/blind.py): an answer that `judge` accepts
+    is only a candidate ("awaiting agreement", `Judgement.agreed_with == ""`) until an answer written
+    independently (another root's lineage of the search) that passes too is proven equivalent to it
+    (`agrees`): the search asks, as only it knows the lineages (drafting/search.py)."""
+
+    def __init__(self, judge: Judge, bundle: DomainBundle, action: str, evaluator: Evaluator,
+                 task: TaskState | None = None):
+        self.judge, self.bundle, self.action, self.evaluator, self.task = judge, bundle, action, evaluator, task
+
+    def __call__(self, answer: str, check: CheckReport | None = None) -> Judgement:
+        judgement = self.judge(answer, check)
+        return replace(judgement, agreed_with="") if judgement.equivalent else judgement
+
+    def agrees(self, peer: CheckReport, answer: str, check: CheckReport) -> bool:
+        return agrees(self.bundle, self.action, self.evaluator, peer, answer, check, self.task)
+
+
+def agrees(bundle: DomainBundle, action: str, evaluator: Evaluator, peer: CheckReport, answer: str,
+           check: CheckReport, task: TaskState | None = None) -> bool:
+    """Is the checked `answer` proven equivalent (METHOD 6a) to the checked `peer` answer put in place of `action`:
+    one candidate against another, no reference."""
+    assert peer.action is not None
+    domain = bundle.domain.with_action(peer.action, replacing=action)
+    result = evaluator.evaluate(replace(bundle, domain=domain, domain_text=domain.to_pddl()), action, answer,
+                                task=task, check=check)
+    return Judgement(result.check, result).equivalent
 
 
 def invariant_findings_of(bundle: DomainBundle, action: str, check: CheckReport) -> tuple:

@@ -11,7 +11,9 @@ until the others had a turn. Guided (`drafting/presets.guided_flags`): `forbid_r
 the literals its parent was told to take out, `refuse_judged` refuses any answer judged before.
 Answers equal up to renaming and order are merged: judged once, never expanded twice. With `repair`,
 a check-failing answer's quick fix (core/answer_repair.py) is judged as a node of its own (no model
-call), and a call that repeats itself is ended at the third copy.
+call), and a call that repeats itself is ended at the third copy. With an `AgreementJudge` (the blind judge
+without tests, drafting/blind.py) an answer it accepts still waits: it is accepted once an answer of another
+root's lineage passes too and is the same answer or proven equivalent to it (`agreed`).
 
 The presets that are not searches (drafting/presets.py) shape the same loop: `conversation` continues
 one conversation round after round (Generate's and New action's rounds; `failing_tests_only`: while the
@@ -41,7 +43,15 @@ from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
 from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, follow_up, judgement_feedback
-from domain_drafter.drafting.judges import Judge, Judgement, checks_judge, has_reference, reference_judge
+from domain_drafter.drafting.judges import (
+    AGREEMENT_PEERS,
+    AgreementJudge,
+    Judge,
+    Judgement,
+    checks_judge,
+    has_reference,
+    reference_judge,
+)
 from domain_drafter.drafting.nogoods import from_failed_tests, unreachable_preconditions
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
 from domain_drafter.drafting.records import SearchNode, SearchResult, Stopped
@@ -174,6 +184,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     asked: dict[int, str] = {}          # conversation: node id -> the prompt it was written after
     judge_s = [0.0]
     learned: dict[str, None] = {}       # forbid_learned: precondition literals no acceptable answer holds
+    lineage: dict[int, int] = {}        # node id -> the root its answer descends from (a repair: its answer's)
+    awaiting: list[int] = []            # agreement: the nodes that pass but wait for an independent peer
 
     def finish(stopped: Stopped, error: str | None = None) -> SearchResult:
         return SearchResult(prompts[0], options, tuple(nodes), stopped, spent["calls"], spent["generated"],
@@ -254,6 +266,12 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 judgement_feedback(bundle, action, judgement, options.feedback)
                 or (None if options.conversation else _GENERIC))
             dead = never_applies(bundle, action, judgement)
+        lineage[node_id] = (lineage[repair_of] if repair_of is not None
+                            else lineage[parent.id] if parent is not None else node_id)
+        if judgement.agreed_with == "" and isinstance(judge, AgreementJudge):
+            judgement = agreed(judge, key_text, judgement, lineage[node_id], merged)
+            if judgement.agreed_with == "" and merged is None:
+                awaiting.append(node_id)
         if options.forbid_learned and merged is None and decoding.literals is not None:
             learned.update(dict.fromkeys(from_failed_tests(bundle, action, judgement.test_failures,
                                                            decoding.literals[0])))
@@ -269,6 +287,15 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         if on_node is not None:
             on_node(node)
         return node
+
+    def agreed(agreeing: AgreementJudge, text: str, judgement: Judgement, root: int, merged: int | None) -> Judgement:
+        """The judgement agreed with the newest answer awaiting agreement from another root's lineage that is
+        the same answer (`merged`) or proven equivalent to it; else still awaiting."""
+        for peer in reversed([i for i in awaiting if lineage[i] != root][-AGREEMENT_PEERS:]):
+            other = nodes[peer]
+            if peer == merged or agreeing.agrees(other.judgement.check, text, judgement.check):
+                return replace(judgement, agreed_with=other.answer)
+        return judgement
 
     def forbidden(parent: SearchNode) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """Guided: the literals the parent's feedback told it to take out, per section (only feedback that

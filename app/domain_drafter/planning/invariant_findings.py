@@ -15,6 +15,10 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
   another action also adds (an item that stops being "nothing-above" in heavy-pack is not lost).
 - never-applies: no grounding applies in any reachable state of any problem (exploration complete).
 - changes-nothing: it applies, and every application leaves the state as it was.
+- changes-fixed-relation: it adds or deletes an atom of a relation (two or more arguments) that no other
+  action changes, such as logistics' in-city or miconic's above and origin: the problems' map, which the
+  other actions only read. Flagged at the first reachable state where the atom really changes (restating
+  one that holds is no change). A new action may rightly change one (a road built): dismiss it then.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class FindingKind(Enum):
     BREAKS_INVARIANT = "breaks-invariant"
     NEVER_APPLIES = "never-applies"
     CHANGES_NOTHING = "changes-nothing"
+    CHANGES_FIXED_RELATION = "changes-fixed-relation"
 
 
 class Severity(Enum):
@@ -211,6 +216,24 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
                             prefix, step, tuple(lost), inv.describe(domain), fix, state)
 
 
+def _changed_fixed(domain: Domain, schema: ActionSchema, problem: str, prefix: tuple[str, ...], g: GroundAction,
+                   before: int, after: int, fixed: int, index_atoms: Sequence[tuple[str, ...]]) -> InvariantFinding:
+    step = f"({' '.join(g.key)})"
+    added = [show_atom(index_atoms[i]) for i in _bits(after & ~before & fixed)]
+    deleted = [show_atom(index_atoms[i]) for i in _bits(before & ~after & fixed)]
+    atom = (added or deleted)[0]
+    lifted = lift_atom(atom, g.key, domain)
+    what = f"{atom} {'becomes true' if added else 'stops holding'}"
+    predicate = atom.strip("()").split()[0]
+    message = (f"on problem {problem}, after {' '.join((*prefix, step))}: {what}; no other action changes "
+               f"({predicate} ...), a fixed relation of the problems, so take "
+               f"{lifted if added else f'(not {lifted})'} out of the effect")
+    state = tuple(sorted(show_atom(index_atoms[i]) for i in _bits(before)))
+    return InvariantFinding(FindingKind.CHANGES_FIXED_RELATION, Severity.WARNING, schema.name, message,
+                            f"changes {predicate}", problem, prefix, step, (atom,), None,
+                            f"take {lifted if added else f'(not {lifted})'} out of the effect", state)
+
+
 def _bits(mask: int) -> Iterable[int]:
     while mask:
         low = mask & -mask
@@ -243,6 +266,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     ever_true = 0
     never_true: set[str] = set()
     notes: list[str] = []
+    relations = {p.name for p in domain.predicates if p.name in keeper.static and p.arity >= 2}
+    fixed_found = False
     for problem in problems:
         try:
             grounder = Grounder(placed, problem, placed.fluent_predicates)
@@ -258,6 +283,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
             complete = False
             notes.append(f"{problem.name}: {space.stopped}")
         groups = _Groups(placed, grounder, keeper)
+        fixed = grounder.index.mask(a for a in grounder.index.atoms if a[0] in relations) if relations else 0
         watches = {g.key: groups.watches(g) for g in mine}
         ever_true = 0
         for number, state in enumerate(space.states):
@@ -269,6 +295,10 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                 after = g.apply(state)
                 if after != state:
                     changed = True
+                    if (after ^ state) & fixed and not fixed_found:
+                        fixed_found = True
+                        found.append(_changed_fixed(placed, schema, problem.name, space.prefix(number), g, state,
+                                                    after, fixed, grounder.index.atoms))
                 for w in watches[g.key]:
                     if w.inv in broken:
                         continue

@@ -353,7 +353,25 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
             ok, bad = checker.failing(parts, n, exact=True)
             exact = exact and ok and not bad
         kept.append(Invariant(parts, n, _param_types(domain, parts, n), exact))
+    kept += _fixed_groups(domain, static, checkers)
     return DomainInvariants(tuple(kept), static, adders, deleters, without)
+
+
+def _fixed_groups(domain: Domain, static: Sequence[str], checkers: Sequence[_Checker]) -> list[Invariant]:
+    """The exactly-one groups of the predicates no considered action changes, as every initial state has them
+    ("each place is in exactly one city", "each passenger has exactly one origin"): nothing but the action being
+    judged could break them. Only groups with a counted argument and a key (a function of the key: one group per
+    place, per passenger), and only exactly-one: the initial states can hold at most one by chance (no passenger
+    served yet), and one global group by chance too (track-building's problems each start with one track, which
+    build-track adds to)."""
+    out = []
+    for parts, n in _seeds(domain, static):
+        if parts[0].counted is None or n == 0:
+            continue
+        parts = _normal(parts, n)
+        if all(checker.failing(parts, n, exact=True)[0] for checker in checkers):
+            out.append(Invariant(parts, n, _param_types(domain, parts, n), True))
+    return out
 
 
 def _any_renaming(other: tuple[Part, ...], n: int, parts: tuple[Part, ...]) -> tuple[Part, ...]:

@@ -1,0 +1,115 @@
+"""Acceptance by agreement (issue 37): without tests, the blind judge accepts an answer only when an answer
+written independently (another root's lineage) passes too and is proven equivalent to it.
+
+The proofs are real (the pddl parser, the state-space proof, K* for solvability). The search tests script the
+model's answers: the tiny random model cannot be made to write two right gripper drops, and which answers
+agree is the point (a fake for what cannot be caused otherwise); the search, the judge and the proofs are real.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from domain_drafter.core.answers import check_answer
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.drafting.blind import blind_setup, hidden_bundle
+from domain_drafter.drafting.judges import AgreementJudge
+from domain_drafter.drafting.options import DraftOptions, SearchOptions
+from domain_drafter.drafting.search import search_action
+from domain_drafter.llm.backend import Generation, GenerationStats
+from domain_drafter.planning.evaluate import Evaluator, VerdictCache
+from domain_drafter.planning.kstar import KStarPlanner
+from domain_drafter.planning.plan_cache import PlanCache
+
+HEAD = "(:action drop\n  :parameters (?obj - ball ?room - room ?g - gripper)\n"
+RIGHT = HEAD + """  :precondition (and (carry ?obj ?g) (at-robby ?room))
+  :effect (and (at ?obj ?room) (free ?g) (not (carry ?obj ?g))))"""
+# the same action: the robot stays in the room it is in
+RIGHT_TOO = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g))
+  :effect (and (not (carry ?obj ?g)) (at-robby ?room) (free ?g) (at ?obj ?room)))"""
+# Qwen's answers without tests: only while the right gripper is free, and it frees the left one (every problem
+# stays solvable, no invariant breaks); the second frees ?g too, which is the left one there: the same action
+WRONG = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g) (free right))
+  :effect (and (at ?obj ?room) (not (carry ?obj ?g)) (free left)))"""
+WRONG_TOO = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g) (free right))
+  :effect (and (at ?obj ?room) (not (carry ?obj ?g)) (free left) (free ?g)))"""
+
+
+@pytest.fixture(scope="module")
+def evaluator(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("agreement")
+    planner = KStarPlanner()
+    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
+                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
+        yield ev
+
+
+def test_without_tests_an_answer_that_passes_waits_for_agreement(bundles, evaluator):
+    gripper = bundles["gripper"]
+    setup = blind_setup(gripper, "drop", evaluator, SearchOptions(), use_tests=False)
+    assert isinstance(setup.judge, AgreementJudge)
+    judgement = setup.judge(RIGHT)
+    assert setup.judge(WRONG).passes                       # what the plain rule accepted
+    assert judgement.passes and not judgement.equivalent and judgement.agreed_with == ""
+    assert judgement.key < setup.judge(HEAD + ":precondition (and) :effect (and (free ?g)))").key
+    with_tests = blind_setup(gripper, "drop", evaluator, SearchOptions())
+    assert not isinstance(with_tests.judge, AgreementJudge) and with_tests.judge(RIGHT).equivalent
+
+
+def test_two_candidates_are_proven_equivalent_to_each_other_without_the_reference(bundles, evaluator):
+    gripper = bundles["gripper"]
+    hidden = hidden_bundle(gripper, "drop")
+    judge = blind_setup(gripper, "drop", evaluator, SearchOptions(), use_tests=False).judge
+    checks = {t: check_answer(t, hidden.domain, "drop") for t in (RIGHT, RIGHT_TOO, WRONG, WRONG_TOO)}
+    assert judge.agrees(checks[RIGHT], RIGHT_TOO, checks[RIGHT_TOO])
+    assert judge.agrees(checks[WRONG], WRONG_TOO, checks[WRONG_TOO])     # wrong together: agreement's limit
+    assert not judge.agrees(checks[RIGHT], WRONG, checks[WRONG])
+    assert not judge.agrees(checks[WRONG], RIGHT_TOO, checks[RIGHT_TOO])
+
+
+class Scripted:
+    """The model's answers in call order (see the module's docstring for why they are scripted)."""
+
+    name = "scripted"
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.prompts = []
+
+    def generate(self, prompt, options, *, on_token=None, task=None):
+        self.prompts.append(prompt)
+        return Generation(self.answers.pop(0), GenerationStats(10, 10, 0.1, 100.0, 0.2, "eos"))
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _search(bundle, evaluator, answers, width=2):
+    setup = blind_setup(bundle, "drop", evaluator, SearchOptions(budget=len(answers), width=width, children=1,
+                                                                 repair=False), use_tests=False)
+    return search_action(setup.bundle, "drop", Scripted(answers), evaluator, load_bundled(),
+                         DraftOptions(), setup.options, judge=setup.judge)
+
+
+def test_the_search_accepts_when_another_root_agrees(bundles, evaluator):
+    result = _search(bundles["gripper"], evaluator, [RIGHT, RIGHT_TOO, WRONG])
+    assert result.calls == 2 and result.stopped.value == "equivalent"
+    best = result.best
+    assert best.answer == RIGHT_TOO and best.judgement.equivalent and best.judgement.agreed_with == RIGHT
+
+
+def test_a_child_never_agrees_with_its_own_lineage(bundles, evaluator):
+    """Roots: one right answer, one that fails the checks; the right root's child writes an equivalent answer:
+    it is its parent's revision, not an independent one, so nothing is accepted; the best still comes back."""
+    junk = HEAD + "  :precondition (and (at ?obj))\n  :effect (and))"
+    result = _search(bundles["gripper"], evaluator, [RIGHT, junk, RIGHT_TOO])
+    assert result.calls == 3 and result.stopped.value != "equivalent"
+    child = result.nodes[2]
+    assert child.parent == 0 and child.judgement.passes and child.judgement.agreed_with == ""
+    assert result.best.answer in (RIGHT, RIGHT_TOO) and not result.best.judgement.equivalent
