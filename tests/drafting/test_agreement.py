@@ -113,3 +113,15 @@ def test_a_child_never_agrees_with_its_own_lineage(bundles, evaluator):
     child = result.nodes[2]
     assert child.parent == 0 and child.judgement.passes and child.judgement.agreed_with == ""
     assert result.best.answer in (RIGHT, RIGHT_TOO) and not result.best.judgement.equivalent
+
+
+def test_the_blind_judges_word_says_why_an_answer_that_passes_is_not_accepted(bundles, evaluator):
+    from domain_drafter.drafting.blind import acceptance_words
+
+    waiting = _search(bundles["gripper"], evaluator, [RIGHT]).best.judgement
+    assert acceptance_words(waiting).startswith("not accepted: it passes, but no answer from another root agreed")
+    agreed = _search(bundles["gripper"], evaluator, [RIGHT, RIGHT_TOO]).best.judgement
+    assert acceptance_words(agreed) == "accepted: an independent answer agrees"
+    assert acceptance_words(None) == "not accepted"
+    with_tests = blind_setup(bundles["gripper"], "drop", evaluator, SearchOptions())
+    assert acceptance_words(with_tests.judge(RIGHT)) == "accepted"

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.tasks import TaskState
 from domain_drafter.core.tests_files import domain_tests_of
-from domain_drafter.drafting.judges import AgreementJudge, Judge, checks_judge, reference_judge
+from domain_drafter.drafting.judges import AgreementJudge, Judge, Judgement, checks_judge, reference_judge
 from domain_drafter.drafting.options import Feedback, SearchOptions
 from domain_drafter.planning.evaluate import Evaluator
 
@@ -73,6 +73,15 @@ def blind_setup(bundle: DomainBundle, action: str, evaluator: Evaluator, options
     if not use_tests or domain_tests_of(hidden) is None:
         judge = AgreementJudge(judge, hidden, action, evaluator, task)
     return BlindSetup(hidden, judge, blind_options(options))
+
+
+def acceptance_words(judgement: Judgement | None) -> str:
+    """What the blind judge said of the returned answer, in words (the CLI prints it; `draft-domain` too)."""
+    if judgement is None or not judgement.passes:
+        return "not accepted"
+    if judgement.agreed_with == "":
+        return "not accepted: it passes, but no answer from another root agreed (without tests, two must)"
+    return "accepted: an independent answer agrees" if judgement.agreed_with else "accepted"
 
 
 def reference_verdict(bundle: DomainBundle, action: str, answer: str, evaluator: Evaluator,

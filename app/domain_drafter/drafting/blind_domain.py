@@ -18,7 +18,7 @@ from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.model import Domain
 from domain_drafter.core.prompt import PromptTemplate
 from domain_drafter.core.tasks import TaskState
-from domain_drafter.drafting.blind import blind_setup, reference_verdict
+from domain_drafter.drafting.blind import acceptance_words, blind_setup, reference_verdict
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
 from domain_drafter.drafting.records import SearchResult
 from domain_drafter.llm.backend import GenerationBackend
@@ -41,6 +41,11 @@ class BlindOutcome:
     @property
     def accepted(self) -> bool:
         return self.search.best is not None and self.search.best.judgement.equivalent
+
+    @property
+    def verdict(self) -> str:
+        """The blind judge's word on the answer (drafting/blind.acceptance_words)."""
+        return acceptance_words(self.search.best.judgement if self.search.best is not None else None)
 
     @property
     def right(self) -> bool:

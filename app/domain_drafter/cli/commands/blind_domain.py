@@ -22,8 +22,8 @@ def draft_domain_blind_command(args: argparse.Namespace, bundle, out: Path, draf
     def on_action(o) -> None:
         if not quiet:
             ref = o.reference.subclass.value if o.reference is not None and o.reference.subclass else "no verdict"
-            print(f"  {o.name:<20} blind judge: {'accepted' if o.accepted else 'not accepted':<13} "
-                  f"reference: {'right' if o.right else 'wrong'} ({ref}), {o.search.calls} calls", flush=True)
+            print(f"  {o.name:<20} reference: {'right' if o.right else 'wrong'} ({ref}), {o.search.calls} calls; "
+                  f"blind judge: {o.verdict}", flush=True)
 
     backend = open_backend(args)
     with backend, evaluator(args) as judge, cancel_on_sigint() as task:

@@ -173,7 +173,9 @@ def _generate_search(args: argparse.Namespace, bundle, action: str, backend, opt
             print(format_evaluation(best.judgement.evaluation))
         print(best.answer.strip())
         if reference is not None:
-            print(f"\nblind judge: {'accepted' if best.judgement.equivalent else 'not accepted'}")
+            from domain_drafter.drafting.blind import acceptance_words
+
+            print(f"\nblind judge: {acceptance_words(best.judgement)}")
             print("reference verdict (for the report only; the search never saw it):")
             print(format_evaluation(reference))
     if best is None:
