@@ -72,12 +72,16 @@ class Scripted:
 
     name = "scripted"
 
+    steers_tokens = True     # for a guided search: it records what each call was told to refuse (`refused`)
+
     def __init__(self, answers):
         self.answers = list(answers)
         self.prompts = []
+        self.refused = []
 
     def generate(self, prompt, options, *, on_token=None, task=None):
         self.prompts.append(prompt)
+        self.refused.append(options.judged or ())
         return Generation(self.answers.pop(0), GenerationStats(10, 10, 0.1, 100.0, 0.2, "eos"))
 
     def close(self):
@@ -90,18 +94,21 @@ class Scripted:
         self.close()
 
 
-def _search(bundle, evaluator, answers, width=2):
+def _search(bundle, evaluator, answers, width=2, guided=False, model=None):
     setup = blind_setup(bundle, "drop", evaluator, SearchOptions(budget=len(answers), width=width, children=1,
-                                                                 repair=False), use_tests=False)
-    return search_action(setup.bundle, "drop", Scripted(answers), evaluator, load_bundled(),
+                                                                 repair=False, refuse_judged=guided),
+                        use_tests=False)
+    return search_action(setup.bundle, "drop", model or Scripted(answers), evaluator, load_bundled(),
                          DraftOptions(), setup.options, judge=setup.judge)
 
 
 def test_the_search_accepts_when_another_root_agrees(bundles, evaluator):
     result = _search(bundles["gripper"], evaluator, [RIGHT, RIGHT_TOO, WRONG])
     assert result.calls == 2 and result.stopped.value == "equivalent"
-    best = result.best
-    assert best.answer == RIGHT_TOO and best.judgement.equivalent and best.judgement.agreed_with == RIGHT
+    first, second = result.nodes                                  # both accepted: each agrees with the other
+    assert first.judgement.equivalent and first.judgement.agreed_with == RIGHT_TOO
+    assert second.judgement.equivalent and second.judgement.agreed_with == RIGHT
+    assert result.best is first
 
 
 def test_a_child_never_agrees_with_its_own_lineage(bundles, evaluator):
@@ -125,3 +132,20 @@ def test_the_blind_judges_word_says_why_an_answer_that_passes_is_not_accepted(bu
     assert acceptance_words(None) == "not accepted"
     with_tests = blind_setup(bundles["gripper"], "drop", evaluator, SearchOptions())
     assert acceptance_words(with_tests.judge(RIGHT)) == "accepted"
+
+
+def test_guided_another_root_may_write_an_answer_awaiting_agreement_again(bundles, evaluator):
+    """refuse_judged refuses every answer judged before, but one awaiting agreement is refused only to its own
+    lineage: another root writing it again is the independent answer it waits for (Qwen's logistics load-truck:
+    its right root answer was refused to the other roots, and its own children could only repeat it)."""
+    junk = HEAD + "  :precondition (and (at ?obj))\n  :effect (and))"
+    model = Scripted([RIGHT, junk, RIGHT])
+    result = _search(bundles["gripper"], evaluator, model.answers, width=3, guided=True, model=model)
+    assert RIGHT not in model.refused[1] and RIGHT not in model.refused[2]
+    assert result.stopped.value == "equivalent" and result.nodes[2].duplicate_of == 0
+    assert result.best.id == 0 and result.best.judgement.equivalent and result.best.judgement.agreed_with == RIGHT
+
+    model = Scripted([RIGHT, junk, RIGHT_TOO])          # the third call is node 0's child: its own lineage
+    result = _search(bundles["gripper"], evaluator, model.answers, width=2, guided=True, model=model)
+    assert result.nodes[2].parent == 0 and RIGHT in model.refused[2]
+    assert not result.best.judgement.equivalent

@@ -177,7 +177,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     started = time.perf_counter()
     nodes: list[SearchNode] = []
     seen: dict[str, int] = {}           # merge key -> the node judged first
-    tried: list[str] = []               # refuse_judged: the answers judged (not merged)
+    tried: list[tuple[str, int]] = []   # refuse_judged: the answers judged (not merged), with their node
     frontier: list[tuple[tuple, int, int]] = []   # (SearchNode.frontier_key, expansions, node id)
     resting: list[tuple[tuple, int, int]] = []    # nodes whose last expansion wrote nothing new: until the others had a turn
     spent = {"generated": 0, "prompt": 0, "calls": 0}
@@ -282,7 +282,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         nodes.append(node)
         if merged is None:
             seen[merge] = node_id
-            tried.append(key_text)
+            tried.append((key_text, node_id))
             heapq.heappush(frontier, (node.frontier_key, 0, node_id))
         if on_node is not None:
             on_node(node)
@@ -290,10 +290,14 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
 
     def agreed(agreeing: AgreementJudge, text: str, judgement: Judgement, root: int, merged: int | None) -> Judgement:
         """The judgement agreed with the newest answer awaiting agreement from another root's lineage that is
-        the same answer (`merged`) or proven equivalent to it; else still awaiting."""
+        the same answer (`merged`) or proven equivalent to it, and that answer's node agreed with it too; else
+        still awaiting."""
         for peer in reversed([i for i in awaiting if lineage[i] != root][-AGREEMENT_PEERS:]):
             other = nodes[peer]
             if peer == merged or agreeing.agrees(other.judgement.check, text, judgement.check):
+                # both are accepted now (the peer is the answer a merged repeat stands for: the result's best)
+                nodes[peer] = replace(other, judgement=replace(other.judgement, agreed_with=text))
+                awaiting.remove(peer)
                 return replace(judgement, agreed_with=other.answer)
         return judgement
 
@@ -318,8 +322,12 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         told = forbidden(parent) if options.forbid_removed and parent is not None else None
         return _union(decoding.forbidden, told, (tuple(learned), ()) if learned else None)
 
-    def judged_before() -> tuple[str, ...] | None:
-        return tuple(tried) if options.refuse_judged and tried else None
+    def judged_before(root: int | None = None) -> tuple[str, ...] | None:
+        """refuse_judged: the answers judged before, but those awaiting agreement from another lineage than
+        `root`'s (None: a new root), which may write one again: that is the independent answer it waits for."""
+        waiting = {i for i in awaiting if lineage[i] != root}
+        texts = tuple(text for text, i in tried if i not in waiting)
+        return texts if options.refuse_judged and texts else None
 
     def root(j: int) -> tuple[str, DecodingOptions, int]:
         """The j-th root's prompt, decoding and prompt seed."""
@@ -379,7 +387,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 child_decoding = replace(decoding, temperature=options.child_temperature(expansions, repeats),
                                          seed=seed if options.temperature else draft.seed,
                                          forbidden=refused(parent),
-                                         judged=judged_before())
+                                         judged=judged_before(lineage[parent.id]))
                 node = ask(child_prompt, decoding if options.conversation else child_decoding, parent, draft.seed + at)
                 fresh += node.duplicate_of is None
                 repeats += node.duplicate_of is not None
