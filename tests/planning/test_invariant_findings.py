@@ -229,3 +229,21 @@ def test_the_fixed_relations_refuse_their_unbalanced_deletes_in_the_grammar(bund
     decoding = draft_decoding(bundles["miconic"], "board", DraftOptions(grammar=True))
     assert "(not (origin ?p ?f))" in decoding.forbidden[1] and "(not (destin ?p ?f))" in decoding.forbidden[1]
     assert "(not (boarded ?p))" not in decoding.forbidden[1]
+
+
+def test_no_relation_is_fixed_while_another_action_is_still_empty(bundles):
+    """Drafting gripper from nothing: pick first, drop and move still empty. No other action changes `at` or
+    `carry`, but they are not written yet: pick's effect is neither flagged nor refused."""
+    from dataclasses import replace as swap
+
+    from domain_drafter.drafting.options import DraftOptions
+    from domain_drafter.drafting.search import draft_decoding
+
+    gripper = bundles["gripper"]
+    empty = tuple(a if a.name == "pick" else swap(a, precondition=(), effect=()) for a in gripper.domain.actions)
+    bundle = swap(gripper, domain=swap(gripper.domain, actions=empty))
+    report = judge_action(bundle.domain, [p.problem for p in bundle.problems], "pick")
+    assert FindingKind.CHANGES_FIXED_RELATION not in {f.kind for f in report.findings}
+    assert report.findings == ()
+    decoding = draft_decoding(bundle, "pick", DraftOptions(grammar=True))
+    assert "(not (at ?obj ?room))" not in decoding.forbidden[1]

@@ -353,12 +353,23 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
             ok, bad = checker.failing(parts, n, exact=True)
             exact = exact and ok and not bad
         kept.append(Invariant(parts, n, _param_types(domain, parts, n), exact))
-    kept += _fixed_groups(domain, static, checkers)
+    kept += _fixed_groups(domain, fixed_relations(others, static, problems), checkers)
     return DomainInvariants(tuple(kept), static, adders, deleters, without)
 
 
+def fixed_relations(others: Domain, static: Iterable[str], problems: Sequence[Problem]) -> tuple[str, ...]:
+    """The predicates of `static` (no action of `others` changes them) that no problem's goal names: the problems'
+    map (logistics' in-city, miconic's origin). None while some action of `others` is still empty (a domain
+    drafted action by action): "no other action changes it" says nothing until the others are written (gripper's
+    `carry`, while only pick is drafted). A predicate a goal names is one some action must change."""
+    if any(not a.effect for a in others.actions):
+        return ()
+    goals = {literal.atom.predicate for problem in problems for literal in problem.goal}
+    return tuple(p for p in static if p not in goals)
+
+
 def _fixed_groups(domain: Domain, static: Sequence[str], checkers: Sequence[_Checker]) -> list[Invariant]:
-    """The exactly-one groups of the predicates no considered action changes, as every initial state has them
+    """The exactly-one groups of the fixed relations (`fixed_relations`), as every initial state has them
     ("each place is in exactly one city", "each passenger has exactly one origin"): nothing but the action being
     judged could break them. Only groups with a counted argument and a key (a function of the key: one group per
     place, per passenger), and only exactly-one: the initial states can hold at most one by chance (no passenger
