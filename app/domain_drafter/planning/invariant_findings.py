@@ -17,8 +17,8 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
 - changes-nothing: it applies, and every application leaves the state as it was.
 - changes-fixed-relation: it adds or deletes an atom of a relation (two or more arguments) that no other
   action changes and no problem's goal names, such as logistics' in-city or miconic's above and origin: the
-  problems' map, which the other actions only read. Only once every other action is written (while one is
-  still empty, "no other action changes it" says nothing: gripper's `carry` while only pick is drafted). Flagged at the first reachable state where the atom really changes (restating
+  problems' map, which the other actions only read (planning/invariants.fixed_relations: only once every
+  other action is written). Flagged at the first reachable state where the atom really changes (restating
   one that holds is no change). A new action may rightly change one (a road built): dismiss it then.
 """
 
@@ -33,14 +33,7 @@ from functools import lru_cache
 
 from domain_drafter.core.model import ActionSchema, Domain, Problem
 from domain_drafter.planning.grounding import GroundAction, Grounder, GroundingLimit, lift_atom, show_atom
-from domain_drafter.planning.invariants import (
-    DomainInvariants,
-    Invariant,
-    Part,
-    find_invariants,
-    fixed_relations,
-    other_actions,
-)
+from domain_drafter.planning.invariants import DomainInvariants, Invariant, Part, find_invariants
 from domain_drafter.planning.state_space import explore
 
 STATE_BUDGET = 50_000        # states explored per problem
@@ -274,8 +267,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     ever_true = 0
     never_true: set[str] = set()
     notes: list[str] = []
-    fixed_names = set(fixed_relations(other_actions(domain, action), keeper.static, problems))
-    relations = {p.name for p in domain.predicates if p.name in fixed_names and p.arity >= 2}
+    relations = {p.name for p in domain.predicates if p.name in keeper.fixed and p.arity >= 2}
     fixed_found = False
     for problem in problems:
         try:

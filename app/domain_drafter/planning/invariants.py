@@ -117,6 +117,7 @@ class DomainInvariants:
     adders: frozenset[str]           # predicates some considered action adds
     deleters: frozenset[str]         # predicates some considered action deletes
     without: str | None = None
+    fixed: tuple[str, ...] = ()      # the fixed relations among `static` (`fixed_relations`)
 
     def lines(self, domain: Domain) -> list[str]:
         out = [inv.describe(domain) for inv in self.invariants]
@@ -309,12 +310,13 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
     static = tuple(p.name for p in domain.predicates if p.name not in fluents)
     adders = frozenset(l.atom.predicate for a in others.actions for l in a.effect if l.positive)
     deleters = frozenset(l.atom.predicate for a in others.actions for l in a.effect if not l.positive)
+    fixed = fixed_relations(others, static, problems)
     try:
         checkers = [_Checker(others, p) for p in problems]
     except GroundingLimit:
-        return DomainInvariants((), static, adders, deleters, without)
+        return DomainInvariants((), static, adders, deleters, without, fixed)
     if not checkers:
-        return DomainInvariants((), static, adders, deleters, without)
+        return DomainInvariants((), static, adders, deleters, without, fixed)
     queue = [(_normal(parts, n), n) for parts, n in _seeds(domain, fluents)]
     seen = {q for q in queue}
     proven: list[tuple[tuple[Part, ...], int]] = []
@@ -353,8 +355,8 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
             ok, bad = checker.failing(parts, n, exact=True)
             exact = exact and ok and not bad
         kept.append(Invariant(parts, n, _param_types(domain, parts, n), exact))
-    kept += _fixed_groups(domain, fixed_relations(others, static, problems), checkers)
-    return DomainInvariants(tuple(kept), static, adders, deleters, without)
+    kept += _fixed_groups(domain, fixed, checkers)
+    return DomainInvariants(tuple(kept), static, adders, deleters, without, fixed)
 
 
 def fixed_relations(others: Domain, static: Iterable[str], problems: Sequence[Problem]) -> tuple[str, ...]:
@@ -368,7 +370,7 @@ def fixed_relations(others: Domain, static: Iterable[str], problems: Sequence[Pr
     return tuple(p for p in static if p not in goals)
 
 
-def _fixed_groups(domain: Domain, static: Sequence[str], checkers: Sequence[_Checker]) -> list[Invariant]:
+def _fixed_groups(domain: Domain, fixed: Sequence[str], checkers: Sequence[_Checker]) -> list[Invariant]:
     """The exactly-one groups of the fixed relations (`fixed_relations`), as every initial state has them
     ("each place is in exactly one city", "each passenger has exactly one origin"): nothing but the action being
     judged could break them. Only groups with a counted argument and a key (a function of the key: one group per
@@ -376,7 +378,7 @@ def _fixed_groups(domain: Domain, static: Sequence[str], checkers: Sequence[_Che
     served yet), and one global group by chance too (track-building's problems each start with one track, which
     build-track adds to)."""
     out = []
-    for parts, n in _seeds(domain, static):
+    for parts, n in _seeds(domain, fixed):
         if parts[0].counted is None or n == 0:
             continue
         parts = _normal(parts, n)
