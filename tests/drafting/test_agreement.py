@@ -8,8 +8,6 @@ agree is the point (a fake for what cannot be caused otherwise); the search, the
 
 from __future__ import annotations
 
-import pytest
-
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.drafting.blind import blind_setup, hidden_bundle
@@ -17,9 +15,6 @@ from domain_drafter.drafting.judges import AgreementJudge
 from domain_drafter.drafting.options import DraftOptions, SearchOptions
 from domain_drafter.drafting.search import search_action
 from domain_drafter.llm.backend import Generation, GenerationStats
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
 
 HEAD = "(:action drop\n  :parameters (?obj - ball ?room - room ?g - gripper)\n"
 RIGHT = HEAD + """  :precondition (and (carry ?obj ?g) (at-robby ?room))
@@ -34,14 +29,6 @@ WRONG = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g) (free ri
 WRONG_TOO = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g) (free right))
   :effect (and (at ?obj ?room) (not (carry ?obj ?g)) (free left) (free ?g)))"""
 
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("agreement")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def test_without_tests_an_answer_that_passes_waits_for_agreement(bundles, evaluator):

@@ -12,20 +12,9 @@ from domain_drafter.drafting.blind import blind_setup, hidden_bundle, reference_
 from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOptions
 from domain_drafter.drafting.search import search_action
 from domain_drafter.llm.backend import DecodingOptions
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
 
 SHORT = DecodingOptions(max_tokens=48)
 
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("blind-eval")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def _blind_tree(bundle, backend, evaluator, action="put-down"):

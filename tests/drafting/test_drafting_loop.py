@@ -7,18 +7,6 @@ import pytest
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.classes import ResultClass, Subclass
 from domain_drafter.drafting.loop import DraftOptions, Feedback, diagnostic_for, draft_action
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
-
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("eval")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def test_one_round_streams_the_answer_and_evaluates_it(tiny_backend, evaluator, bundles):

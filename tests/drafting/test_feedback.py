@@ -4,24 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.model import ActionSchema
 from domain_drafter.drafting.feedback import feedback_text
 from domain_drafter.drafting.options import Feedback
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
-
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("feedback-eval")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def mutated(bundles, domain, action, old, new):

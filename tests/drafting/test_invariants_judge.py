@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
 from domain_drafter.core.bundle import bundled_root, load_bundle_path
 from domain_drafter.core.dismissals import DISMISSED_FILE
-from domain_drafter.planning.evaluate import Evaluator
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
-from domain_drafter.planning.verdict_cache import VerdictCache
 
 KEY = "breaks (at ?0 *) (carry ?0 *)"
 PICK_KEEPS_AT = ("(:action pick :parameters (?obj - ball ?room - room ?g - gripper) :precondition (and (at ?obj ?room)"
                  " (at-robby ?room) (free ?g)) :effect (and (carry ?obj ?g) (not (free ?g))))")
 
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("invariants-judge")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def test_the_checks_judge_does_not_accept_an_answer_with_a_finding_until_it_is_dismissed(tmp_path, evaluator):

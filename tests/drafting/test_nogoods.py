@@ -3,7 +3,6 @@ the tests an answer fails, and refused to the calls after it. Real parser, explo
 
 from __future__ import annotations
 
-import pytest
 from pddl_text import section_literals, with_precondition
 
 from domain_drafter.core.bundle import load_bundled
@@ -15,9 +14,6 @@ from domain_drafter.drafting.search import draft_decoding, search_action
 from domain_drafter.llm.backend import DecodingOptions
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.diagnosis import reachability
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
 from domain_drafter.planning.tests_report import CaseResult, Evidence, Verdict
 from domain_drafter.planning.validator import FailureKind, PlanStatus, PlanValidation
 
@@ -25,14 +21,6 @@ STACK_ON_THE_TABLE = ("(:action stack :parameters (?x ?y - block) :precondition 
                       "(ontable ?y)) :effect (and (on ?x ?y) (clear ?x) (handempty) (not (holding ?x)) "
                       "(not (clear ?y))))")
 
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("nogoods-eval")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def precondition_literals(bundle, action):

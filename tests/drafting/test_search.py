@@ -16,20 +16,9 @@ from domain_drafter.drafting.options import DraftOptions, Feedback, SearchOption
 from domain_drafter.drafting.records import SearchNode
 from domain_drafter.drafting.search import never_applies, search_action
 from domain_drafter.llm.backend import DecodingOptions, GenerationStats
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
 
 SHORT = DecodingOptions(max_tokens=48)
 
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("search-eval")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def run(bundles, backend, evaluator, options, *, domain="blocksworld", action="put-down", draft=None, **kw):

@@ -10,18 +10,6 @@ from domain_drafter.drafting.loop import DraftOptions
 from domain_drafter.drafting.whole_domain import draft_domain
 from domain_drafter.drafting.workspace import WorkingCopy
 from domain_drafter.planning.domain_compare import DomainVerdict
-from domain_drafter.planning.evaluate import Evaluator, VerdictCache
-from domain_drafter.planning.kstar import KStarPlanner
-from domain_drafter.planning.plan_cache import PlanCache
-
-
-@pytest.fixture(scope="module")
-def evaluator(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("whole")
-    planner = KStarPlanner()
-    with Evaluator(planner=planner, plan_cache=PlanCache(planner, folder / "plans"),
-                   verdicts=VerdictCache(folder / "v.sqlite")) as ev:
-        yield ev
 
 
 def test_failed_actions_are_listed_and_left_out(tiny_backend, evaluator, bundles, tmp_path):
