@@ -30,7 +30,6 @@ WRONG_TOO = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g) (fre
   :effect (and (at ?obj ?room) (not (carry ?obj ?g)) (free left) (free ?g)))"""
 
 
-
 def test_without_tests_an_answer_that_passes_waits_for_agreement(bundles, evaluator):
     gripper = bundles["gripper"]
     setup = blind_setup(gripper, "drop", evaluator, SearchOptions(), use_tests=False)

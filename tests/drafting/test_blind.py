@@ -16,7 +16,6 @@ from domain_drafter.llm.backend import DecodingOptions
 SHORT = DecodingOptions(max_tokens=48)
 
 
-
 def _blind_tree(bundle, backend, evaluator, action="put-down"):
     setup = blind_setup(bundle, action, evaluator, SearchOptions(budget=4, width=2, children=2, feedback=Feedback.ALL,
                                                                  forbid_removed=True))

@@ -12,7 +12,6 @@ PICK_KEEPS_AT = ("(:action pick :parameters (?obj - ball ?room - room ?g - gripp
                  " (at-robby ?room) (free ?g)) :effect (and (carry ?obj ?g) (not (free ?g))))")
 
 
-
 def test_the_checks_judge_does_not_accept_an_answer_with_a_finding_until_it_is_dismissed(tmp_path, evaluator):
     from domain_drafter.core.dismissals import save_dismissal
     from domain_drafter.drafting.feedback import judgement_feedback

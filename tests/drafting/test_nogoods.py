@@ -22,7 +22,6 @@ STACK_ON_THE_TABLE = ("(:action stack :parameters (?x ?y - block) :precondition 
                       "(not (clear ?y))))")
 
 
-
 def precondition_literals(bundle, action):
     return ActionGrammar(bundle.domain, action).literal_sets()[0]
 

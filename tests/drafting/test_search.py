@@ -20,7 +20,6 @@ from domain_drafter.llm.backend import DecodingOptions, GenerationStats
 SHORT = DecodingOptions(max_tokens=48)
 
 
-
 def run(bundles, backend, evaluator, options, *, domain="blocksworld", action="put-down", draft=None, **kw):
     draft = draft or DraftOptions(decoding=SHORT, grammar=True)
     return search_action(bundles[domain], action, backend, evaluator, load_bundled(), draft, options, **kw)
