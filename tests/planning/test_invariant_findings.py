@@ -247,3 +247,34 @@ def test_no_relation_is_fixed_while_another_action_is_still_empty(bundles):
     assert report.findings == ()
     decoding = draft_decoding(bundle, "pick", DraftOptions(grammar=True))
     assert "(not (at ?obj ?room))" not in decoding.forbidden[1]
+
+
+def test_an_answer_that_undoes_a_goal_no_other_action_undoes_is_flagged_where_it_does(bundles):
+    """Qwen's blind miconic board (accepted by two roots' agreement without tests): it deletes (served ?p), which
+    no other action deletes, without requiring it; after a passenger is served and boards again, it is unserved."""
+    bundle = bundles["miconic"]
+    text = bundle.domain.action("board").to_pddl()
+    report, mutant = _judge(bundle, "board", text.replace("(boarded ?p)", "(boarded ?p) (not (served ?p))", 1))
+    [finding] = [f for f in report.findings if f.kind is FindingKind.UNDOES_GOAL]
+    assert finding.key == "undoes served" and finding.severity is Severity.WARNING
+    assert "no other action ever deletes it" in finding.message and finding.fix.startswith("take (not (served ?p))")
+    [shown] = finding.atoms
+    assert shown in set(finding.state)
+    assert shown not in _replay(bundle, "board", mutant, finding.problem, (*finding.prefix, finding.step))
+
+
+def test_deleting_a_lasting_goal_atom_the_action_requires_is_not_undoing(bundles):
+    """unstack deletes (on ?x ?y), which no other blocksworld action deletes and goals name, but it requires it: the
+    reference is not flagged; the same delete without the requirement is."""
+    from domain_drafter.planning.invariants import find_invariants
+
+    bundle = bundles["blocksworld"]
+    problems = [p.problem for p in bundle.problems]
+    assert find_invariants(bundle.domain, problems, "unstack").lasting == ("on",)
+    assert find_invariants(bundle.domain, problems, "stack").lasting == ()
+    assert judge_action(bundle.domain, problems, "unstack").findings == ()
+    text = bundle.domain.action("unstack").to_pddl()
+    assert "(on ?x ?y)" in text.split(":effect")[0]
+    loose = text.split(":effect")[0].replace("(on ?x ?y)", "", 1) + ":effect" + text.split(":effect")[1]
+    report, _ = _judge(bundle, "unstack", loose)
+    assert "undoes on" in {f.key for f in report.findings}

@@ -1,6 +1,6 @@
 """Invariant findings: what the domain's other actions say about one action, with no reference.
 
-Three kinds, each shown with a reachable state of the domain with the action in place (explored
+Five kinds, each shown with a reachable state of the domain with the action in place (explored
 breadth-first on every problem, so the state comes with the shortest plan prefix to it):
 
 - breaks-invariant: after the action, a group the other actions keep at exactly one atom has two
@@ -20,6 +20,10 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
   problems' map, which the other actions only read (planning/invariants.fixed_relations: only once every
   other action is written). Flagged at the first reachable state where the atom really changes (restating
   one that holds is no change). A new action may rightly change one (a road built): dismiss it then.
+- undoes-goal: it deletes an atom it does not require, of a predicate a problem's goal names that no other
+  action deletes (planning/invariants.lasting_goals: miconic's served), at the first reachable state where
+  such an atom held: progress toward the goal that the domain otherwise never takes back. Every bundled
+  action that deletes such an atom requires it first (unstack's on, pick's at).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ class FindingKind(Enum):
     NEVER_APPLIES = "never-applies"
     CHANGES_NOTHING = "changes-nothing"
     CHANGES_FIXED_RELATION = "changes-fixed-relation"
+    UNDOES_GOAL = "undoes-goal"
 
 
 class Severity(Enum):
@@ -235,6 +240,20 @@ def _changed_fixed(domain: Domain, schema: ActionSchema, problem: str, prefix: t
                             f"take {lifted if added else f'(not {lifted})'} out of the effect", state)
 
 
+def _undid_goal(domain: Domain, schema: ActionSchema, problem: str, prefix: tuple[str, ...], g: GroundAction,
+                before: int, lost: int, index_atoms: Sequence[tuple[str, ...]]) -> InvariantFinding:
+    step = f"({' '.join(g.key)})"
+    atom = show_atom(index_atoms[next(iter(_bits(lost)))])
+    lifted = lift_atom(atom, g.key, domain)
+    predicate = atom.strip("()").split()[0]
+    message = (f"on problem {problem}, after {' '.join((*prefix, step))}: {atom} stops holding, although it does "
+               f"not require it; a goal names ({predicate} ...) and no other action ever deletes it, so what was "
+               f"reached would be lost: take (not {lifted}) out of the effect")
+    state = tuple(sorted(show_atom(index_atoms[i]) for i in _bits(before)))
+    return InvariantFinding(FindingKind.UNDOES_GOAL, Severity.WARNING, schema.name, message, f"undoes {predicate}",
+                            problem, prefix, step, (atom,), None, f"take (not {lifted}) out of the effect", state)
+
+
 def _bits(mask: int) -> Iterable[int]:
     while mask:
         low = mask & -mask
@@ -268,7 +287,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     never_true: set[str] = set()
     notes: list[str] = []
     relations = {p.name for p in domain.predicates if p.name in keeper.fixed and p.arity >= 2}
-    fixed_found = False
+    fixed_found = undo_found = False
     for problem in problems:
         try:
             grounder = Grounder(placed, problem, placed.fluent_predicates)
@@ -285,6 +304,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
             notes.append(f"{problem.name}: {space.stopped}")
         groups = _Groups(placed, grounder, keeper)
         fixed = grounder.index.mask(a for a in grounder.index.atoms if a[0] in relations) if relations else 0
+        lasting = (grounder.index.mask(a for a in grounder.index.atoms if a[0] in keeper.lasting)
+                   if keeper.lasting else 0)
         watches = {g.key: groups.watches(g) for g in mine}
         ever_true = 0
         for number, state in enumerate(space.states):
@@ -300,6 +321,11 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                         fixed_found = True
                         found.append(_changed_fixed(placed, schema, problem.name, space.prefix(number), g, state,
                                                     after, fixed, grounder.index.atoms))
+                    lost = state & ~after & lasting & ~g.pre
+                    if lost and not undo_found:
+                        undo_found = True
+                        found.append(_undid_goal(placed, schema, problem.name, space.prefix(number), g, state, lost,
+                                                 grounder.index.atoms))
                 for w in watches[g.key]:
                     if w.inv in broken:
                         continue

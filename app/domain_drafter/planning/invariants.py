@@ -118,6 +118,7 @@ class DomainInvariants:
     deleters: frozenset[str]         # predicates some considered action deletes
     without: str | None = None
     fixed: tuple[str, ...] = ()      # the fixed relations among `static` (`fixed_relations`)
+    lasting: tuple[str, ...] = ()    # goal predicates no considered action deletes (`lasting_goals`)
 
     def lines(self, domain: Domain) -> list[str]:
         out = [inv.describe(domain) for inv in self.invariants]
@@ -311,12 +312,13 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
     adders = frozenset(l.atom.predicate for a in others.actions for l in a.effect if l.positive)
     deleters = frozenset(l.atom.predicate for a in others.actions for l in a.effect if not l.positive)
     fixed = fixed_relations(others, static, problems)
+    lasting = lasting_goals(others, problems)
     try:
         checkers = [_Checker(others, p) for p in problems]
     except GroundingLimit:
-        return DomainInvariants((), static, adders, deleters, without, fixed)
+        return DomainInvariants((), static, adders, deleters, without, fixed, lasting)
     if not checkers:
-        return DomainInvariants((), static, adders, deleters, without, fixed)
+        return DomainInvariants((), static, adders, deleters, without, fixed, lasting)
     queue = [(_normal(parts, n), n) for parts, n in _seeds(domain, fluents)]
     seen = {q for q in queue}
     proven: list[tuple[tuple[Part, ...], int]] = []
@@ -356,7 +358,7 @@ def find_invariants(domain: Domain, problems: Sequence[Problem], without: str | 
             exact = exact and ok and not bad
         kept.append(Invariant(parts, n, _param_types(domain, parts, n), exact))
     kept += _fixed_groups(domain, fixed, checkers)
-    return DomainInvariants(tuple(kept), static, adders, deleters, without, fixed)
+    return DomainInvariants(tuple(kept), static, adders, deleters, without, fixed, lasting)
 
 
 def fixed_relations(others: Domain, static: Iterable[str], problems: Sequence[Problem]) -> tuple[str, ...]:
@@ -368,6 +370,17 @@ def fixed_relations(others: Domain, static: Iterable[str], problems: Sequence[Pr
         return ()
     goals = {literal.atom.predicate for problem in problems for literal in problem.goal}
     return tuple(p for p in static if p not in goals)
+
+
+def lasting_goals(others: Domain, problems: Sequence[Problem]) -> tuple[str, ...]:
+    """The predicates some problem's goal names that no action of `others` deletes: progress toward a goal that,
+    once made, lasts (miconic's served, blocksworld's on while unstack is the action judged). None while some
+    action of `others` is still empty (see `fixed_relations`)."""
+    if any(not a.effect for a in others.actions):
+        return ()
+    deleted = {literal.atom.predicate for a in others.actions for literal in a.effect if not literal.positive}
+    goals = dict.fromkeys(literal.atom.predicate for problem in problems for literal in problem.goal if literal.positive)
+    return tuple(p for p in goals if p not in deleted)
 
 
 def _fixed_groups(domain: Domain, fixed: Sequence[str], checkers: Sequence[_Checker]) -> list[Invariant]:
