@@ -278,3 +278,17 @@ def test_deleting_a_lasting_goal_atom_the_action_requires_is_not_undoing(bundles
     loose = text.split(":effect")[0].replace("(on ?x ?y)", "", 1) + ":effect" + text.split(":effect")[1]
     report, _ = _judge(bundle, "unstack", loose)
     assert "undoes on" in {f.key for f in report.findings}
+
+
+def test_a_delete_the_action_does_not_require_that_empties_a_group_is_flagged(bundles):
+    """Qwen's blind gripper pick (accepted by two roots' agreement without tests): picking with one gripper it also
+    deletes (free right), which it never asked for, and the right gripper then neither is free nor carries."""
+    bundle = bundles["gripper"]
+    text = bundle.domain.action("pick").to_pddl()
+    report, mutant = _judge(bundle, "pick", text.replace("(not (free ?g))", "(not (free ?g)) (not (free right))", 1))
+    [finding] = report.findings
+    assert finding.kind is FindingKind.BREAKS_INVARIANT and finding.atoms == ("(free right)",)
+    assert finding.fix == "take (not (free right)) out of the effect"
+    after = _replay(bundle, "pick", mutant, finding.problem, (*finding.prefix, finding.step))
+    assert "(free right)" in finding.state and "(free right)" not in after
+    assert not any(a.startswith("(carry ") and a.endswith(" right)") for a in after)

@@ -11,8 +11,9 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
   action that makes two hold is flagged only when the atom it adds is one the other actions also
   delete (the group is a cycle they move through: gripper's carry and at; heavy-pack's packed is
   never undone, so a second packed item is no breach). An action that leaves none is flagged only
-  when the atom it deletes has a counted argument (a value among several, as a ball's room) that
-  another action also adds (an item that stops being "nothing-above" in heavy-pack is not lost).
+  when the atom it deletes, which another action also adds, has a counted argument (a value among several,
+  as a ball's room) or is one it does not require (gripper's pick that also deletes (free right)); an item
+  that stops being "nothing-above" in heavy-pack, as stack requires, is not lost.
 - never-applies: no grounding applies in any reachable state of any problem (exploration complete).
 - changes-nothing: it applies, and every application leaves the state as it was.
 - changes-fixed-relation: it adds or deletes an atom of a relation (two or more arguments) that no other
@@ -115,8 +116,12 @@ def _binds_over(inv: Invariant, part: Part, keeper: DomainInvariants) -> bool:
     return inv.exactly_one and part.predicate in keeper.deleters
 
 
-def _binds_under(inv: Invariant, part: Part, keeper: DomainInvariants) -> bool:
-    return inv.exactly_one and part.counted is not None and part.predicate in keeper.adders
+def _binds_under(inv: Invariant, part: Part, keeper: DomainInvariants, required: bool) -> bool:
+    """A delete binds an exactly-one group where another action adds the atom back, and the atom is a value among
+    several (a counted argument) or one the action deletes without requiring it (gripper's pick with one gripper
+    that also deletes (free right))."""
+    return (inv.exactly_one and part.predicate in keeper.adders
+            and (part.counted is not None or not required))
 
 
 @dataclass
@@ -171,7 +176,8 @@ class _Groups:
                     for part in inv.parts:
                         if part.predicate != atom[0]:
                             continue
-                        binds = _binds_over(inv, part, self.keeper) if over else _binds_under(inv, part, self.keeper)
+                        binds = (_binds_over(inv, part, self.keeper) if over else
+                                 _binds_under(inv, part, self.keeper, bool(index.mask([atom]) & g.pre)))
                         key = part.key_of(atom[1:], inv.params) if binds else None
                         if key is not None:
                             out.append(_Watch(i, key, self.mask(i, key), over))
@@ -215,7 +221,9 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
         return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
                                 prefix, step, tuple(held), inv.describe(domain), fix, state)
     lost = [show_atom(index_atoms[i]) for i in _bits(before & w.mask)]
-    fix = "add one of them to the effect"
+    unasked = [show_atom(index_atoms[i]) for i in _bits(before & w.mask & g.delete & ~g.pre)]
+    fix = (f"take (not {lift_atom(unasked[0], g.key, domain)}) out of the effect" if unasked
+           else "add one of them to the effect")
     message = (f"on problem {problem}, after {where}: none of {_group_words(inv, w.key)} holds "
                f"(it deletes {' '.join(lost)}); {rule}, so {fix}")
     return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
