@@ -292,3 +292,23 @@ def test_a_delete_the_action_does_not_require_that_empties_a_group_is_flagged(bu
     after = _replay(bundle, "pick", mutant, finding.problem, (*finding.prefix, finding.step))
     assert "(free right)" in finding.state and "(free right)" not in after
     assert not any(a.startswith("(carry ") and a.endswith(" right)") for a in after)
+
+
+@pytest.mark.parametrize(("effect", "over"), [("(agent-at ?next)", True), ("(not (agent-at ?cur))", False)])
+def test_an_action_that_moves_a_token_must_leave_exactly_one(bundles, effect, over):
+    """No other track-building action changes (agent-at ?l) and every problem starts with one: move-agent, which
+    requires it, must leave exactly one (Qwen's blind answer that forgets (not (agent-at ?cur)) was accepted by two
+    roots' agreement without tests). build-track adds a second (has-track ?l), which also starts with one atom, but
+    requires none: the reference is not flagged (test_no_equivalent_answer_nor_reference_action_is_ever_flagged)."""
+    bundle = bundles["track-building"]
+    text = f"""(:action move-agent :parameters (?cur ?next - location)
+      :precondition (and (agent-at ?cur) (forward ?cur ?next)) :effect (and {effect}))"""
+    report, mutant = _judge(bundle, "move-agent", text)
+    [finding] = report.findings
+    assert finding.kind is FindingKind.BREAKS_INVARIANT and finding.key == "breaks (agent-at *)"
+    after = _replay(bundle, "move-agent", mutant, finding.problem, (*finding.prefix, finding.step))
+    held = [a for a in after if a.startswith("(agent-at ")]
+    assert len(held) == (2 if over else 0)
+    assert "exactly one of (agent-at ?l) for some location holds" in report.invariants
+    if over:
+        assert finding.fix == "add (not (agent-at ?cur)) to the effect"

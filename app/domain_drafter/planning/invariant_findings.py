@@ -262,6 +262,19 @@ def _undid_goal(domain: Domain, schema: ActionSchema, problem: str, prefix: tupl
                             problem, prefix, step, (atom,), None, f"take (not {lifted}) out of the effect", state)
 
 
+def _tokens(domain: Domain, keeper: DomainInvariants, problems: Sequence[Problem]) -> list[Invariant]:
+    """The fixed unary predicates (no other action changes them, no goal names them) of which every problem starts
+    with exactly one atom: a token, such as track-building's (agent-at ?loc) while move-agent is judged. They bind
+    only an action that requires the token's atom and then leaves two or none (it moves the token): a new action
+    may rightly add to a unary predicate that starts with one atom by chance (build-track's has-track)."""
+    out = []
+    for p in domain.predicates:
+        if p.arity == 1 and p.name in keeper.fixed and problems and all(
+                sum(1 for atom in problem.init if atom.predicate == p.name) == 1 for problem in problems):
+            out.append(Invariant((Part(p.name, (None,)),), 0, (), True))
+    return out
+
+
 def _bits(mask: int) -> Iterable[int]:
     while mask:
         low = mask & -mask
@@ -295,6 +308,9 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     never_true: set[str] = set()
     notes: list[str] = []
     relations = {p.name for p in domain.predicates if p.name in keeper.fixed and p.arity >= 2}
+    tokens = _tokens(domain, keeper, problems)
+    binding += tuple(inv.describe(domain) for inv in tokens)
+    moved: set[str] = set()
     fixed_found = undo_found = False
     for problem in problems:
         try:
@@ -315,6 +331,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         lasting = (grounder.index.mask(a for a in grounder.index.atoms if a[0] in keeper.lasting)
                    if keeper.lasting else 0)
         watches = {g.key: groups.watches(g) for g in mine}
+        token_masks = [(inv, grounder.index.mask(a for a in grounder.index.atoms if a[0] == inv.parts[0].predicate))
+                       for inv in tokens]
         ever_true = 0
         for number, state in enumerate(space.states):
             ever_true |= state
@@ -334,6 +352,13 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                         undo_found = True
                         found.append(_undid_goal(placed, schema, problem.name, space.prefix(number), g, state, lost,
                                                  grounder.index.atoms))
+                for inv, mask in token_masks:
+                    # the action takes the token from where it requires it: exactly one must hold after
+                    if g.pre & mask and inv.key not in moved and (state & mask).bit_count() == 1 != (after & mask).bit_count():
+                        moved.add(inv.key)
+                        w = _Watch(-1, (), mask, (after & mask).bit_count() > 1)
+                        found.append(_broke(placed, schema, inv, w, problem.name, space.prefix(number), g, state,
+                                            after, grounder.index.atoms))
                 for w in watches[g.key]:
                     if w.inv in broken:
                         continue
