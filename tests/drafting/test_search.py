@@ -256,3 +256,25 @@ def test_an_answer_whose_action_never_applies_goes_after_a_live_one_whatever_its
     assert nodes[1].frontier_key < nodes[0].frontier_key
     reference = judge(bundle.domain.action("put-down").to_pddl(indent=""))
     assert not never_applies(bundle, "put-down", reference)     # Equivalent: never called dead
+
+
+def test_an_expansion_s_children_written_together_start_from_their_roots_states(tiny_backend, evaluator, bundles):
+    """batch_children: an expansion's children in one llama.cpp batch, each slot starting from its root prompt's
+    kept state; the tree has the same shape as one at a time (roots, then children after the roots in turn), every
+    child at the expansion's first temperature, and the search is deterministic for a seed."""
+    options = SearchOptions(budget=6, width=2, children=3, batch_children=True)
+    before = tiny_backend._batcher.restored if tiny_backend._batcher is not None else 0
+    result = run(bundles, tiny_backend, evaluator, options)
+    again = run(bundles, tiny_backend, evaluator, options)
+    written = [n for n in result.nodes if n.repair_of is None]
+    assert result.stopped == "budget" and result.calls == 6 == len(written)
+    assert [n.answer for n in result.nodes] == [n.answer for n in again.nodes]
+    roots = [n for n in written if n.parent is None]
+    children = [n for n in written if n.parent is not None]
+    assert [n.seed for n in roots] == [0, 1] and len(children) == 4
+    first = [n for n in children if n.parent == children[0].parent][:3]
+    own = result.nodes[first[0].parent].seed
+    assert [n.seed for n in first] == [own, (own + 1) % 2, own]
+    assert {n.temperature for n in first} == {options.child_temperature(0)}
+    assert tiny_backend._batcher.restored - before >= 3            # each child read only its new turns
+    assert result.to_dict()["options"]["batch_children"] is True

@@ -139,3 +139,27 @@ def test_with_sliding_window_attention_the_default_models_logits_after_kept_stat
             reused.append(kept.last_reused_tokens)
             assert np.array_equal(logits_of(kept), want), (i, reused)
         assert kept._prefixes.restored >= 1 and reused[4] > 0    # states were restored, the repeat reused its own
+
+
+def batched_children(tiny_model, roots, children, **kw):
+    """The roots read one at a time, then the children decoded together in one batch: (texts, states restored)."""
+    from domain_drafter.llm.llama import LlamaCppBackend
+
+    with LlamaCppBackend(tiny_model, n_ctx=4096, n_ctx_per_seq=4096, **kw) as backend:
+        for root in roots:
+            backend.generate(root, DecodingOptions(max_tokens=1, stop=()))
+        options = [SAMPLED if j % 2 else GREEDY for j in range(len(children))]
+        texts = [g.text for g in backend.generate_batch([str(c) for c in children], options)]
+        return texts, backend._batcher.restored
+
+
+def test_children_decoded_together_start_from_the_roots_kept_states_and_write_the_same(tiny_model, prompts):
+    """A search's expansion decoded in one batch: each slot takes its root's state from the one-at-a-time
+    context's store (llama_state_seq_set_data into its own stream) and reads only the new turns."""
+    roots, children = prompts
+    kept, restored = batched_children(tiny_model, roots, children[:4])
+    fresh, none = batched_children(tiny_model, roots, children[:4], reuse_prompt_cache=False)
+    alone, _, _ = answers(tiny_model, [(r, DecodingOptions(max_tokens=1, stop=())) for r in roots]
+                          + [(c, SAMPLED if j % 2 else GREEDY) for j, c in enumerate(children[:4])])
+    assert restored == 4 and none == 0
+    assert kept == fresh == alone[4:]

@@ -301,6 +301,38 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 return replace(judgement, agreed_with=other.answer)
         return judgement
 
+    def ask_children(parent: SearchNode, node_id: int, expansions: int, own: int) -> list[SearchNode]:
+        """`batch_children`: the expansion's children (as many as the budget allows) written together, then each
+        judged in turn; stops judging at the first proven Equivalent (the calls after it are spent all the same)."""
+        n = min(options.children, options.budget - spent["calls"])
+        if n < 1:
+            return []
+        asks = []
+        for c in range(n):
+            at = (own + c) % len(prompts) if options.rotate else own
+            child_prompt = follow_up(prompts[at].text, parent.answer, parent.feedback or _GENERIC, template)
+            seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
+            asks.append((child_prompt, replace(decoding, temperature=options.child_temperature(expansions),
+                                               seed=seed if options.temperature else draft.seed,
+                                               forbidden=refused(parent),
+                                               judged=judged_before(lineage[parent.id])), draft.seed + at))
+        task.check_cancelled()
+        task.report(spent["calls"], options.budget, f"model calls {spent['calls'] + 1} to {spent['calls'] + n} "
+                                                    f"of {options.budget}, together")
+        for j, (text, _, _) in enumerate(asks):
+            if on_call is not None:
+                on_call(spent["calls"] + j, text)
+        generations = write_batch(backend, [a[0] for a in asks], [a[1] for a in asks], False, task)
+        if any(g.stats.stop_reason == "cancelled" for g in generations):
+            raise Cancelled()
+        out = []
+        for generation, (text, decoding_, seed) in zip(generations, asks):
+            task.check_cancelled()
+            out.append(answered(text, generation, decoding_, parent, seed))
+            if out[-1].judgement.equivalent:
+                break
+        return out
+
     def forbidden(parent: SearchNode) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """Guided: the literals the parent's feedback told it to take out, per section (only feedback that
         shows the distinguishing state names them)."""
@@ -373,8 +405,13 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                 key, expansions, node_id = heapq.heappop(frontier)
                 parent = nodes[node_id]
             own = parent.seed - draft.seed
-            fresh = repeats = 0
-            for c in range(options.children):
+            together = (ask_children(parent, node_id, expansions, own) if options.batch_children
+                        and not options.conversation and hasattr(backend, "generate_batch") else [])
+            fresh = sum(node.duplicate_of is None for node in together)
+            repeats = len(together) - fresh
+            if any(node.judgement.equivalent for node in together):
+                return finish(Stopped.EQUIVALENT)
+            for c in range(0 if together else options.children):
                 if out_of_budget():
                     break
                 # the node's answer and feedback after a root prompt: its own for the first child, the other

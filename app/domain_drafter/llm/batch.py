@@ -8,13 +8,15 @@ from its own output row with its own sampler (grammar included) and stop scanner
 
 Requests are pulled from an iterator whenever a slot is free, so a finished sequence's slot takes
 the next request at once. A prompt is evaluated in the same position-aligned chunks as
-LlamaCppBackend uses, and a slot keeps the whole chunks it shares with its previous prompt.
+LlamaCppBackend uses, and a slot keeps the whole chunks it shares with its previous prompt, or
+starts from a state the one-at-a-time context kept (its prefix store) that shares more.
 Candidates of one prompt (`run_candidates`) evaluate the prompt once and copy its cache to the
 other slots (`llama_memory_seq_cp`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import time
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
@@ -76,6 +78,7 @@ class BatchDecoder:
         self.batch = lc.llama_batch_init(512, 0, 1)
         self.slots = [_Slot(i, []) for i in range(n_slots)]
         self.chunk = backend.prompt_chunk
+        self.restored = 0       # prompt states taken from the one-at-a-time context's prefix store
 
     def close(self) -> None:
         if self.ctx:
@@ -105,6 +108,7 @@ class BatchDecoder:
             keep += 1
         keep = min(keep, len(tokens) - 1)
         keep -= keep % self.chunk
+        keep = self._restore_prefix(slot, tokens, keep)
         self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, keep, -1)
         slot.cached = tokens[:keep]
         i = keep
@@ -125,6 +129,46 @@ class BatchDecoder:
                     slot.cached = tokens[:i]
         slot.pos = len(tokens)
         return True
+
+    def _restore_prefix(self, slot: _Slot, tokens: list[int], keep: int) -> int:
+        """Where the one-at-a-time context kept the state of a prompt that shares more whole chunks with `tokens`
+        than the slot holds (llm/prefix_store.py: a search child's prompt starts with a root prompt read before),
+        that state put into the slot's stream: the tokens it now holds in common with `tokens`, else `keep`."""
+        b = self.backend
+        if not b._reuse:
+            return keep
+        state, reach = b._prefixes.best(tokens, self.chunk, b._n_swa)
+        if state is None or reach <= keep:
+            return keep
+        self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, -1, -1)
+        slot.cached = []
+        data = self._streams(state, slot.seq_id)
+        if data is None or int(self.lc.llama_state_seq_set_data(self.ctx, data, len(data), slot.seq_id)) != len(data):
+            self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, -1, -1)
+            return 0
+        if b._n_swa > 0:   # a sliding-window state cut shorter lacks cells (LlamaCppBackend._exact)
+            lowest = int(self.lc.llama_memory_seq_pos_min(self.mem, slot.seq_id))
+            if not 0 <= lowest <= max(0, reach - b._n_swa):
+                self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, -1, -1)
+                return 0
+        self.restored += 1
+        return reach
+
+    def _streams(self, state: Any, seq_id: int) -> Any:
+        """A one-stream sequence state as this context reads it into `seq_id` (None: a layout not known here).
+
+        llama.cpp (llama-cpp-python 0.3.36) writes a sequence's KV state as a 4-byte tag, the sequence id, its
+        context's stream count, then per stream a cell count and the cells; restoring one sequence it reads
+        every stream's record into that sequence's own stream, and refuses a stream count other than its own.
+        The one-at-a-time context has one stream and this one a stream per slot, so the record is framed as
+        n_slots streams of which the first holds the cells. A llama.cpp that writes something else fails to
+        restore it, and the slot reads its prompt in full."""
+        raw = bytes(state.data)
+        if len(raw) < 16 or int.from_bytes(raw[8:12], "little") != 1:
+            return None
+        framed = (raw[:4] + seq_id.to_bytes(4, "little") + self.n_slots.to_bytes(4, "little") + raw[12:]
+                  + bytes(4 * (self.n_slots - 1)))
+        return (ctypes.c_uint8 * len(framed)).from_buffer_copy(framed)
 
     # --- scheduling --------------------------------------------------------------------------
     def _start(self, slot: _Slot, request: BatchRequest, tokens: list[int], t_start: float) -> Sequence:
