@@ -73,6 +73,7 @@ def test_every_strategy_is_a_column_with_its_cost_and_the_export_names_it(tmp_pa
     ("[search]\ntemperature = \"hot\"\n", 'temperature = "hot"', "'temperature' must be float"),
     ("[search]\nreheat = -0.5\n", "reheat = -0.5", "'reheat' must be 0 or above"),
     ("[search]\nrepair = \"yes\"\n", 'repair = "yes"', "'repair' must be bool"),
+    ("[search]\nbatch_children = 1\n", "batch_children = 1", "'batch_children' must be bool"),
 ])
 def test_a_bad_search_table_names_its_line_and_exits_3(tmp_path, tiny_model, table, needle, what, capsys):
     spec = write_spec(tmp_path / "bad.toml", tiny_model, extra="")
@@ -186,3 +187,16 @@ def test_every_strategy_is_a_preset_named_once_and_guided_maps_to_both_flags_the
     settings = AppSettings(search_guided=True)
     assert settings.search_options().forbid_removed and settings.search_options().refuse_judged
     assert preset_options(Preset.ONE_SHOT, repair=True).repair is False      # one-shot stays the paper's protocol
+
+
+def test_the_search_table_s_batch_children_reaches_the_search_strategies_only(tmp_path, tiny_model):
+    from domain_drafter.bench.spec import load_spec
+    from domain_drafter.bench.strategies import strategy_options
+
+    spec = write_spec(tmp_path / "s.toml", tiny_model, extra="")
+    text = spec.read_text().replace("\n[[models]]", "\n[search]\nbatch_children = true\n\n[[models]]", 1)
+    spec.write_text(text)
+    loaded = load_spec(spec)
+    assert strategy_options("guided-search", loaded).batch_children is True
+    assert strategy_options("search", loaded).batch_children is True
+    assert strategy_options("one-shot", loaded).batch_children is False

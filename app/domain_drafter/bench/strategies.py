@@ -36,4 +36,5 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
                           children=int(table.get("children", defaults.children)),
                           temperature=float(table.get("temperature", defaults.temperature)),
                           reheat=float(table.get("reheat", defaults.reheat)),
-                          rotate=bool(table.get("rotate", defaults.rotate)))
+                          rotate=bool(table.get("rotate", defaults.rotate)),
+                          batch_children=bool(table.get("batch_children", defaults.batch_children)))

@@ -51,9 +51,11 @@ def is_guided(options: SearchOptions) -> bool:
 def preset_options(preset: Preset | str, *, budget: int | None = None, feedback: Feedback = Feedback.ALL,
                    max_tokens: int | None = None, time_limit_s: float | None = None, repair: bool | None = None,
                    width: int | None = None, children: int | None = None, temperature: float | None = None,
-                   reheat: float | None = None, rotate: bool | None = None) -> SearchOptions:
+                   reheat: float | None = None, rotate: bool | None = None,
+                   batch_children: bool | None = None) -> SearchOptions:
     """The search options that `preset` stands for. None: the SearchOptions default. `width`, `children`,
-    `temperature`, `reheat` and `rotate` shape only the (guided) search; one-shot never repairs."""
+    `temperature`, `reheat`, `rotate` and `batch_children` shape only the (guided) search; one-shot never
+    repairs."""
     preset = Preset(preset)
     defaults = SearchOptions()
     budget = defaults.budget if budget is None else budget
@@ -70,6 +72,7 @@ def preset_options(preset: Preset | str, *, budget: int | None = None, feedback:
                          temperature=defaults.temperature if temperature is None else temperature,
                          reheat=defaults.reheat if reheat is None else reheat,
                          rotate=defaults.rotate if rotate is None else rotate,
+                         batch_children=defaults.batch_children if batch_children is None else batch_children,
                          **guided_flags(preset is Preset.GUIDED_SEARCH), **common)
 
 
