@@ -13,7 +13,8 @@ The model is the embedded default one; DOMAIN_DRAFTER_PERF_MODEL=/path/to.gguf m
 targets are Qwen2.5-Coder 1.5B's: at least 2.5x the tokens per second, at most 0.4x the seconds per call),
 DOMAIN_DRAFTER_PERF_TASKS=N runs the first N tasks (default 2; 8 for issue 38's measure), and
 DOMAIN_DRAFTER_PERF_THREADS the llama.cpp threads (default 1, one core, as `bench run --threads 1`) and
-DOMAIN_DRAFTER_PERF_PROMPT_FORMAT the prompt format (default: the catalogue's for the file name; Qwen's is chat).
+DOMAIN_DRAFTER_PERF_PROMPT_FORMAT the prompt format (default: the catalogue's for the file name; Qwen's is chat);
+DOMAIN_DRAFTER_PERF_SPECULATE=1 adds a third run, one at a time with speculative decoding from the prompt.
 """
 
 from __future__ import annotations
@@ -67,31 +68,33 @@ def test_children_written_together_against_one_at_a_time_in_guided_searches(mode
     plain = preset_options(Preset.GUIDED_SEARCH, budget=16)
     prompt_format = resolve_prompt_format(model_path, os.environ.get("DOMAIN_DRAFTER_PERF_PROMPT_FORMAT", "auto"))
     planner = KStarPlanner()
-    rows: dict[bool, list] = {False: [], True: []}
+    configs = {"one at a time": (False, False), "together": (True, False)}
+    if os.environ.get("DOMAIN_DRAFTER_PERF_SPECULATE") == "1":
+        configs["one at a time, speculating"] = (False, True)
+    rows: dict[str, list] = {name: [] for name in configs}
     with LlamaCppBackend(model_path, n_threads=threads, prompt_format=prompt_format) as backend, \
             Evaluator(planner=planner, plan_cache=PlanCache(planner, tmp_path / "plans"),
                       verdicts=VerdictCache(tmp_path / "v.sqlite")) as evaluator:
         for domain, action in TASKS[:n_tasks]:
-            for together in (False, True):
-                result = search_action(bundles[domain], action, backend, evaluator, pool, draft,
-                                       replace(plain, batch_children=together))
+            for name, (together, speculate) in configs.items():
+                decoding = replace(draft.decoding, speculate=speculate)
+                result = search_action(bundles[domain], action, backend, evaluator, pool,
+                                       replace(draft, decoding=decoding), replace(plain, batch_children=together))
                 model_s = result.wall_s - result.timings.get("judge_s", 0.0)
-                rows[together].append((result.calls, result.generated_tokens, model_s,
-                                       result.equivalent_at is not None))
+                rows[name].append((result.calls, result.generated_tokens, model_s, result.equivalent_at is not None))
 
-    def total(together: bool, i: int) -> float:
-        return sum(r[i] for r in rows[together])
+    def total(name: str, i: int) -> float:
+        return sum(r[i] for r in rows[name])
 
-    per_call = {t: total(t, 2) / total(t, 0) for t in rows}
-    speed = {t: total(t, 1) / total(t, 2) for t in rows}
-    report(f"guided search, {n_tasks} tasks x 16 calls, {Path(model_path).name}, {threads} thread(s), grammar", [
-        ("calls one at a time / together", f"{total(False, 0):.0f} / {total(True, 0):.0f}"),
-        ("tokens written", f"{total(False, 1):.0f} / {total(True, 1):.0f}"),
-        ("model seconds per call", f"{per_call[False]:.1f} -> {per_call[True]:.1f}  "
-                                   f"({per_call[True] / per_call[False]:.2f}x)"),
-        ("tokens written per model second", f"{speed[False]:.2f} -> {speed[True]:.2f}  "
-                                            f"({speed[True] / speed[False]:.2f}x)"),
-        ("proven Equivalent", f"{total(False, 3):.0f} / {total(True, 3):.0f} of {n_tasks}"),
-        ("load average", Path("/proc/loadavg").read_text().split(" ")[0] if Path("/proc/loadavg").exists() else "?"),
-    ])
-    assert all(r[0] >= 1 and r[1] > 0 for t in rows for r in rows[t]), "every search wrote answers"
+    base = "one at a time"
+    lines = []
+    for name in rows:
+        per_call, speed = total(name, 2) / total(name, 0), total(name, 1) / total(name, 2)
+        base_call, base_speed = total(base, 2) / total(base, 0), total(base, 1) / total(base, 2)
+        lines.append((name, f"{total(name, 0):.0f} calls, {total(name, 1):.0f} tokens, {per_call:.1f} model s/call "
+                            f"({per_call / base_call:.2f}x), {speed:.2f} tokens/model s ({speed / base_speed:.2f}x), "
+                            f"{total(name, 3):.0f} of {n_tasks} proven Equivalent"))
+    lines.append(("load average", Path("/proc/loadavg").read_text().split(" ")[0]
+                  if Path("/proc/loadavg").exists() else "?"))
+    report(f"guided search, {n_tasks} tasks x 16 calls, {Path(model_path).name}, {threads} thread(s), grammar", lines)
+    assert all(r[0] >= 1 and r[1] > 0 for name in rows for r in rows[name]), "every search wrote answers"
