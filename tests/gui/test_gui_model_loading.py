@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from gui_helpers import JOB_TIMEOUT_MS, open_main_window, run_job, select
@@ -27,31 +28,51 @@ from domain_drafter.planning.counterexample import ProofError
 STALL_LIMIT_MS = 100
 
 
+SCHEDSTAT = Path("/proc/thread-self/schedstat")
+
+
+def run_queue_ms() -> float:
+    """The milliseconds this thread has waited for a CPU while runnable (Linux schedstat; 0 elsewhere)."""
+    try:
+        return int(SCHEDSTAT.read_text().split()[1]) / 1e6
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 class EventLoopWatchdog(QObject):
-    """A 5 ms QTimer on the GUI thread; `worst_ms` is the longest gap between two of its ticks."""
+    """A 5 ms QTimer on the GUI thread; `worst_ms` is the longest gap between two of its ticks, less the time the
+    GUI thread waited for a CPU meanwhile (on a machine whose cores other work holds, a gap where the thread was
+    only queued is the scheduler's, not the app's: the same 120 ms gaps in every phase); `worst_raw_ms` keeps the
+    whole gap, for the report."""
 
     def __init__(self):
         super().__init__()
         self.clock = QElapsedTimer()
-        self.worst_ms = 0
+        self.worst_ms = self.worst_raw_ms = 0.0
         self.ticks = 0
+        self.queued = 0.0
         self.timer = QTimer(self)
         self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
 
     def start(self) -> None:
         self.clock.start()
+        self.queued = run_queue_ms()
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
 
-    def take_worst(self) -> int:
-        worst, self.worst_ms = self.worst_ms, 0
-        return worst
+    def take_worst(self) -> float:
+        worst, self.worst_ms = self.worst_ms, 0.0
+        return round(worst, 1)
 
     def _tick(self) -> None:
-        self.worst_ms = max(self.worst_ms, self.clock.restart())
+        queued = run_queue_ms()
+        gap = self.clock.restart()
+        self.worst_raw_ms = max(self.worst_raw_ms, gap)
+        self.worst_ms = max(self.worst_ms, gap - (queued - self.queued))
+        self.queued = queued
         self.ticks += 1
 
 
@@ -172,7 +193,9 @@ def test_the_event_loop_never_stalls_while_loading_generating_and_checking(qtbot
     watchdog.stop()
     elapsed_ms = (time.monotonic() - started) * 1000
     assert watchdog.ticks > elapsed_ms / 50   # the timer really ran all along
-    assert max(phases.values()) <= STALL_LIMIT_MS, f"the event loop stalled (worst gap per phase, ms): {phases}"
+    assert max(phases.values()) <= STALL_LIMIT_MS, (f"the event loop stalled (worst gap per phase less the time "
+                                                    f"queued for a CPU, ms): {phases}; whole gaps up to "
+                                                    f"{watchdog.worst_raw_ms} ms")
     window.close()
 
 
