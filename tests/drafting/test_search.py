@@ -278,3 +278,19 @@ def test_an_expansion_s_children_written_together_start_from_their_roots_states(
     assert {n.temperature for n in first} == {options.child_temperature(0)}
     assert tiny_backend._batcher.restored - before >= 3            # each child read only its new turns
     assert result.to_dict()["options"]["batch_children"] is True
+
+
+def test_speculating_children_leaves_the_greedy_roots_as_they_were(tiny_backend, evaluator, bundles):
+    """speculate_children: the sampled children guess tokens from their prompt (the speculator checks guesses),
+    the greedy roots decode as without it, so the roots' answers are the same; deterministic for a seed."""
+    options = SearchOptions(budget=6, width=2, children=2)
+    plain = run(bundles, tiny_backend, evaluator, options)
+    spec = tiny_backend._speculator
+    before = spec.guessed if spec is not None else 0
+    fast = run(bundles, tiny_backend, evaluator, replace(options, speculate_children=True))
+    again = run(bundles, tiny_backend, evaluator, replace(options, speculate_children=True))
+    assert tiny_backend._speculator is not None and tiny_backend._speculator.guessed > before
+    roots = [[n.answer for n in r.nodes if n.parent is None and n.repair_of is None] for r in (plain, fast)]
+    assert roots[0] == roots[1] and len(roots[0]) == 2
+    assert [n.answer for n in fast.nodes] == [n.answer for n in again.nodes]
+    assert fast.to_dict()["options"]["speculate_children"] is True

@@ -14,7 +14,8 @@ targets are Qwen2.5-Coder 1.5B's: at least 2.5x the tokens per second, at most 0
 DOMAIN_DRAFTER_PERF_TASKS=N runs the first N tasks (default 2; 8 for issue 38's measure), and
 DOMAIN_DRAFTER_PERF_THREADS the llama.cpp threads (default 1, one core, as `bench run --threads 1`) and
 DOMAIN_DRAFTER_PERF_PROMPT_FORMAT the prompt format (default: the catalogue's for the file name; Qwen's is chat);
-DOMAIN_DRAFTER_PERF_SPECULATE=1 adds a third run, one at a time with speculative decoding from the prompt.
+DOMAIN_DRAFTER_PERF_SPECULATE=1 adds two runs one at a time with speculative decoding from the prompt (every call,
+or the sampled children only); DOMAIN_DRAFTER_PERF_CONFIGS=a,b keeps only those runs beside "one at a time".
 """
 
 from __future__ import annotations
@@ -68,18 +69,23 @@ def test_children_written_together_against_one_at_a_time_in_guided_searches(mode
     plain = preset_options(Preset.GUIDED_SEARCH, budget=16)
     prompt_format = resolve_prompt_format(model_path, os.environ.get("DOMAIN_DRAFTER_PERF_PROMPT_FORMAT", "auto"))
     planner = KStarPlanner()
-    configs = {"one at a time": (False, False), "together": (True, False)}
+    configs = {"one at a time": (False, False, False), "together": (True, False, False)}
     if os.environ.get("DOMAIN_DRAFTER_PERF_SPECULATE") == "1":
-        configs["one at a time, speculating"] = (False, True)
+        configs["one at a time, speculating"] = (False, True, False)
+        configs["one at a time, children speculating"] = (False, False, True)
+    only = os.environ.get("DOMAIN_DRAFTER_PERF_CONFIGS")
+    if only:
+        configs = {name: c for name, c in configs.items() if name in only.split(",") or name == "one at a time"}
     rows: dict[str, list] = {name: [] for name in configs}
     with LlamaCppBackend(model_path, n_threads=threads, prompt_format=prompt_format) as backend, \
             Evaluator(planner=planner, plan_cache=PlanCache(planner, tmp_path / "plans"),
                       verdicts=VerdictCache(tmp_path / "v.sqlite")) as evaluator:
         for domain, action in TASKS[:n_tasks]:
-            for name, (together, speculate) in configs.items():
+            for name, (together, speculate, children) in configs.items():
                 decoding = replace(draft.decoding, speculate=speculate)
                 result = search_action(bundles[domain], action, backend, evaluator, pool,
-                                       replace(draft, decoding=decoding), replace(plain, batch_children=together))
+                                       replace(draft, decoding=decoding),
+                                       replace(plain, batch_children=together, speculate_children=children))
                 model_s = result.wall_s - result.timings.get("judge_s", 0.0)
                 rows[name].append((result.calls, result.generated_tokens, model_s, result.equivalent_at is not None))
 

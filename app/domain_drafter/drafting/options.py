@@ -72,7 +72,7 @@ SEARCH_POLICIES = ("best-first", "linear")
 # the flags of the presets that are not searches (Draft N, Generate's and New action's rounds), with their
 # defaults: to_dict names one only where it is set otherwise
 _FLAGS = {"conversation": False, "merge": True, "raises": False, "batch": False, "sample_roots": False,
-          "failing_tests_only": False, "forbid_learned": False, "batch_children": False}
+          "failing_tests_only": False, "forbid_learned": False, "batch_children": False, "speculate_children": False}
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,9 @@ class SearchOptions:
     # starting from its root prompt's kept state), then judged in turn: all at the expansion's first temperature
     # and refused the answers judged before the expansion (one at a time, a child knows its elder siblings')
     batch_children: bool = False
+    # the children (sampled calls) decode with speculation from the prompt (llm/speculate.py: the exact
+    # accept/reject rule, deterministic for a seed); greedy calls (the roots, one-shot) decode as the draft says
+    speculate_children: bool = False
 
     def child_temperature(self, expansions: int, repeats: int = 0) -> float:
         """The temperature of a child in a node's `expansions`-th expansion (0-based) after `repeats` of its

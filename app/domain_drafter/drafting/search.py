@@ -422,6 +422,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
                                          parent.feedback or _GENERIC, template)
                 seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
                 child_decoding = replace(decoding, temperature=options.child_temperature(expansions, repeats),
+                                         speculate=decoding.speculate or options.speculate_children,
                                          seed=seed if options.temperature else draft.seed,
                                          forbidden=refused(parent),
                                          judged=judged_before(lineage[parent.id]))
