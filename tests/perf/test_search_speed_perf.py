@@ -15,7 +15,7 @@ DOMAIN_DRAFTER_PERF_TASKS=N runs the first N tasks (default 2; 8 for issue 38's 
 DOMAIN_DRAFTER_PERF_THREADS the llama.cpp threads (default 1, one core, as `bench run --threads 1`) and
 DOMAIN_DRAFTER_PERF_PROMPT_FORMAT the prompt format (default: the catalogue's for the file name; Qwen's is chat);
 DOMAIN_DRAFTER_PERF_SPECULATE=1 adds two runs one at a time with speculative decoding from the prompt (every call,
-or the sampled children only); DOMAIN_DRAFTER_PERF_CONFIGS=a,b keeps only those runs beside "one at a time".
+or the sampled children only); DOMAIN_DRAFTER_PERF_CONFIGS="a;b" keeps only those runs beside "one at a time".
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_children_written_together_against_one_at_a_time_in_guided_searches(mode
         configs["one at a time, children speculating"] = (False, False, True)
     only = os.environ.get("DOMAIN_DRAFTER_PERF_CONFIGS")
     if only:
-        configs = {name: c for name, c in configs.items() if name in only.split(",") or name == "one at a time"}
+        configs = {name: c for name, c in configs.items() if name in only.split(";") or name == "one at a time"}
     rows: dict[str, list] = {name: [] for name in configs}
     with LlamaCppBackend(model_path, n_threads=threads, prompt_format=prompt_format) as backend, \
             Evaluator(planner=planner, plan_cache=PlanCache(planner, tmp_path / "plans"),
