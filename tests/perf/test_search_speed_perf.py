@@ -1,13 +1,16 @@
 """A guided search's speed with an expansion's children written together (issue 38), against one at a time.
 
 The workload is issue 38's: fixed search tasks (guided search under the grammar, base descriptions, seed 0, 16
-model calls, the reference judging, as the committed strategies runs), each run twice on one loaded model in this
-process: one child at a time (today's default) and `batch_children` (each expansion's children in one llama.cpp
+model calls, the reference judging, as the committed strategies runs), each run in every configuration in this
+process, with the model loaded afresh for each search (so that none starts from the prompt states another one
+kept): one child at a time (today's default) and `batch_children` (each expansion's children in one llama.cpp
 batch, its slots starting from the roots' kept prompt states). A search that reaches a proven Equivalent early
 stops, so the two trees can differ in size; the rates are per call and per token written.
 
 Reported per configuration: model calls, tokens written, seconds of model time per call (the search's wall time
-less its judging time) and tokens written per second of model time; the ratios; the proven Equivalent answers.
+less its judging time) and tokens written per second of model time (reading the prompts included: a batch's
+sequences share their steps, so per-call decoding rates would not add up); the ratios; the proven Equivalent
+answers.
 
 The model is the embedded default one; DOMAIN_DRAFTER_PERF_MODEL=/path/to.gguf measures another (issue 38's
 targets are Qwen2.5-Coder 1.5B's: at least 2.5x the tokens per second, at most 0.4x the seconds per call),
@@ -77,15 +80,16 @@ def test_children_written_together_against_one_at_a_time_in_guided_searches(mode
     if only:
         configs = {name: c for name, c in configs.items() if name in only.split(";") or name == "one at a time"}
     rows: dict[str, list] = {name: [] for name in configs}
-    with LlamaCppBackend(model_path, n_threads=threads, prompt_format=prompt_format) as backend, \
-            Evaluator(planner=planner, plan_cache=PlanCache(planner, tmp_path / "plans"),
-                      verdicts=VerdictCache(tmp_path / "v.sqlite")) as evaluator:
+    with Evaluator(planner=planner, plan_cache=PlanCache(planner, tmp_path / "plans"),
+                   verdicts=VerdictCache(tmp_path / "v.sqlite")) as evaluator:
         for domain, action in TASKS[:n_tasks]:
             for name, (together, speculate, children) in configs.items():
                 decoding = replace(draft.decoding, speculate=speculate)
-                result = search_action(bundles[domain], action, backend, evaluator, pool,
-                                       replace(draft, decoding=decoding),
-                                       replace(plain, batch_children=together, speculate_children=children))
+                # a model of its own for each search: none inherits the prompt states another one kept
+                with LlamaCppBackend(model_path, n_threads=threads, prompt_format=prompt_format) as backend:
+                    result = search_action(bundles[domain], action, backend, evaluator, pool,
+                                           replace(draft, decoding=decoding),
+                                           replace(plain, batch_children=together, speculate_children=children))
                 model_s = result.wall_s - result.timings.get("judge_s", 0.0)
                 rows[name].append((result.calls, result.generated_tokens, model_s, result.equivalent_at is not None))
 
