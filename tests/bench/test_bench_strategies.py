@@ -194,9 +194,12 @@ def test_the_search_table_s_batch_children_reaches_the_search_strategies_only(tm
     from domain_drafter.bench.strategies import strategy_options
 
     spec = write_spec(tmp_path / "s.toml", tiny_model, extra="")
-    text = spec.read_text().replace("\n[[models]]", "\n[search]\nbatch_children = true\n\n[[models]]", 1)
+    text = spec.read_text().replace("\n[[models]]", "\n[search]\nbatch_children = true\nspeculate_children = true\n"
+                                                     "\n[[models]]", 1)
     spec.write_text(text)
     loaded = load_spec(spec)
     assert strategy_options("guided-search", loaded).batch_children is True
     assert strategy_options("search", loaded).batch_children is True
+    assert strategy_options("guided-search", loaded).speculate_children is True
     assert strategy_options("one-shot", loaded).batch_children is False
+    assert strategy_options("one-shot", loaded).speculate_children is False

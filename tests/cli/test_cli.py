@@ -180,6 +180,11 @@ def test_generate_search_streams_each_call_and_stops_at_its_budget(capsys, monke
     code, _, err = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(model), "--search",
                        "--budget", "0", "--no-repair")
     assert code == 2 and "'budget' must be a whole number of at least 1" in err
+    code, out, _ = run(capsys, monkeypatch, "generate", "blocksworld", "stack", "--model", str(model), "--grammar",
+                       "--search", "--budget", "4", "--width", "2", "--children", "2", "--max-tokens", "48",
+                       "--batch-children", "--speculate-children", "--json")
+    options = json.loads(out)["options"]
+    assert code in (0, 1) and options["batch_children"] is True and options["speculate_children"] is True
 
 
 def test_generate_with_a_missing_model_file_says_which_file(capsys, monkeypatch, tmp_path):

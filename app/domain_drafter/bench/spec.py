@@ -35,7 +35,7 @@ _RUN_KEYS = {"name", "description", "domains", "classes", "prompts_per_action", 
 BLIND_VALUES = (False, True, "no-tests")   # blind = true: drafted with the blind judge (drafting/blind.py)
 STRATEGIES = ("one-shot", "retries", "best-of", "search", "guided-search")
 _SEARCH_KEYS = {"budget", "width", "children", "feedback", "temperature", "max_tokens", "time_limit_s", "repair",
-                "reheat", "rotate", "batch_children"}
+                "reheat", "rotate", "batch_children", "speculate_children"}
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,8 @@ def _search_table(raw: Any, fail) -> dict:
         fail("[search]: unknown key(s) " + ", ".join(sorted(bad)), "valid keys: " + ", ".join(sorted(_SEARCH_KEYS)),
              sorted(bad)[0])
     kinds = {"budget": int, "width": int, "children": int, "feedback": str, "temperature": float, "max_tokens": int,
-             "time_limit_s": float, "repair": bool, "reheat": float, "rotate": bool, "batch_children": bool}
+             "time_limit_s": float, "repair": bool, "reheat": float, "rotate": bool, "batch_children": bool,
+             "speculate_children": bool}
     out = {}
     for key, value in raw.items():
         kind = kinds[key]

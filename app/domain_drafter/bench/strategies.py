@@ -37,4 +37,5 @@ def strategy_options(strategy: str, spec: ExperimentSpec) -> SearchOptions:
                           temperature=float(table.get("temperature", defaults.temperature)),
                           reheat=float(table.get("reheat", defaults.reheat)),
                           rotate=bool(table.get("rotate", defaults.rotate)),
-                          batch_children=bool(table.get("batch_children", defaults.batch_children)))
+                          batch_children=bool(table.get("batch_children", defaults.batch_children)),
+                          speculate_children=bool(table.get("speculate_children", defaults.speculate_children)))

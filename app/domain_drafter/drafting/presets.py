@@ -52,10 +52,10 @@ def preset_options(preset: Preset | str, *, budget: int | None = None, feedback:
                    max_tokens: int | None = None, time_limit_s: float | None = None, repair: bool | None = None,
                    width: int | None = None, children: int | None = None, temperature: float | None = None,
                    reheat: float | None = None, rotate: bool | None = None,
-                   batch_children: bool | None = None) -> SearchOptions:
+                   batch_children: bool | None = None, speculate_children: bool | None = None) -> SearchOptions:
     """The search options that `preset` stands for. None: the SearchOptions default. `width`, `children`,
-    `temperature`, `reheat`, `rotate` and `batch_children` shape only the (guided) search; one-shot never
-    repairs."""
+    `temperature`, `reheat`, `rotate`, `batch_children` and `speculate_children` shape only the (guided) search;
+    one-shot never repairs."""
     preset = Preset(preset)
     defaults = SearchOptions()
     budget = defaults.budget if budget is None else budget
@@ -73,6 +73,8 @@ def preset_options(preset: Preset | str, *, budget: int | None = None, feedback:
                          reheat=defaults.reheat if reheat is None else reheat,
                          rotate=defaults.rotate if rotate is None else rotate,
                          batch_children=defaults.batch_children if batch_children is None else batch_children,
+                         speculate_children=(defaults.speculate_children if speculate_children is None
+                                             else speculate_children),
                          **guided_flags(preset is Preset.GUIDED_SEARCH), **common)
 
 

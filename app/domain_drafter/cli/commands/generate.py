@@ -44,7 +44,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
         search = preset_options(Preset.GUIDED_SEARCH if args.guided else Preset.SEARCH, budget=args.budget,
                                 width=args.width, children=args.children, feedback=options.feedback,
-                                temperature=args.temperature, repair=not args.no_repair)
+                                temperature=args.temperature, repair=not args.no_repair,
+                                batch_children=args.batch_children, speculate_children=args.speculate_children)
         backend = open_backend(args)
         return _generate_search(args, bundle, action, backend, options, search, template)
     backend = open_backend(args)
@@ -235,6 +236,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-repair", action="store_true",
                    help="with --search: do not judge the quick fix of an answer that fails the checks (what the "
                         "checks refuse taken out, from the domain's declarations; it costs no model call)")
+    p.add_argument("--batch-children", action="store_true",
+                   help="with --search, a local model: an expansion's children written together in one batch")
+    p.add_argument("--speculate-children", action="store_true",
+                   help="with --search, a local model: the sampled children decode with speculation from the "
+                        "prompt, the greedy roots without (--speculate: every call)")
     p.add_argument("--guided", action="store_true",
                    help="with --search: no call may write an answer judged before; with --grammar too, a child "
                         "may not write a literal its parent's feedback told it to take out (the distinguishing "
