@@ -307,15 +307,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         n = min(options.children, options.budget - spent["calls"])
         if n < 1:
             return []
-        asks = []
-        for c in range(n):
-            at = (own + c) % len(prompts) if options.rotate else own
-            child_prompt = follow_up(prompts[at].text, parent.answer, parent.feedback or _GENERIC, template)
-            seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
-            asks.append((child_prompt, replace(decoding, temperature=options.child_temperature(expansions),
-                                               seed=seed if options.temperature else draft.seed,
-                                               forbidden=refused(parent),
-                                               judged=judged_before(lineage[parent.id])), draft.seed + at))
+        asks = [child_call(parent, node_id, expansions, own, c, 0) for c in range(n)]
         task.check_cancelled()
         task.report(spent["calls"], options.budget, f"model calls {spent['calls'] + 1} to {spent['calls'] + n} "
                                                     f"of {options.budget}, together")
@@ -332,6 +324,24 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             if out[-1].judgement.equivalent:
                 break
         return out
+
+    def child_call(parent: SearchNode, node_id: int, expansions: int, own: int, c: int,
+                   repeats: int) -> tuple[str, DecodingOptions, int]:
+        """The c-th child of `parent` in its `expansions`-th expansion, after `repeats` of its siblings repeated an
+        answer: (prompt, decoding, prompt seed). The node's answer and feedback after a root prompt: its own for
+        the first child, the other roots' (other context examples) for the rest, which breaks a small model's habit
+        of copying its earlier answer from an unchanged context. A conversation goes on with its own prompt and
+        the draft's decoding."""
+        at = (own + c) % len(prompts) if options.rotate else own
+        prompt_ = follow_up(asked[parent.id] if options.conversation else prompts[at].text, parent.answer,
+                            parent.feedback or _GENERIC, template)
+        if options.conversation:
+            return prompt_, decoding, draft.seed + at
+        seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
+        return prompt_, replace(decoding, temperature=options.child_temperature(expansions, repeats),
+                                speculate=decoding.speculate or options.speculate_children,
+                                seed=seed if options.temperature else draft.seed, forbidden=refused(parent),
+                                judged=judged_before(lineage[parent.id])), draft.seed + at
 
     def forbidden(parent: SearchNode) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         """Guided: the literals the parent's feedback told it to take out, per section (only feedback that
@@ -414,19 +424,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             for c in range(0 if together else options.children):
                 if out_of_budget():
                     break
-                # the node's answer and feedback after a root prompt: its own for the first child, the other
-                # roots' (other context examples) for the rest, which breaks a small model's habit of copying
-                # its earlier answer from an unchanged context
-                at = (own + c) % len(prompts) if options.rotate else own
-                child_prompt = follow_up(asked[parent.id] if options.conversation else prompts[at].text, parent.answer,
-                                         parent.feedback or _GENERIC, template)
-                seed = _decoding_seed(draft.seed, node_id, expansions * options.children + c)
-                child_decoding = replace(decoding, temperature=options.child_temperature(expansions, repeats),
-                                         speculate=decoding.speculate or options.speculate_children,
-                                         seed=seed if options.temperature else draft.seed,
-                                         forbidden=refused(parent),
-                                         judged=judged_before(lineage[parent.id]))
-                node = ask(child_prompt, decoding if options.conversation else child_decoding, parent, draft.seed + at)
+                child_prompt, child_decoding, prompt_seed = child_call(parent, node_id, expansions, own, c, repeats)
+                node = ask(child_prompt, child_decoding, parent, prompt_seed)
                 fresh += node.duplicate_of is None
                 repeats += node.duplicate_of is not None
                 if node.judgement.equivalent:

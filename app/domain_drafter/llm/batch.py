@@ -28,6 +28,7 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.abort import AbortOnCancel
 from domain_drafter.llm.backend import DecodingOptions, Generation
 from domain_drafter.llm.llama_log import CaptureLog, load_lock
+from domain_drafter.llm.prefix_store import window_kept
 from domain_drafter.llm.sequence import Sequence
 
 
@@ -146,11 +147,11 @@ class BatchDecoder:
         if data is None or int(self.lc.llama_state_seq_set_data(self.ctx, data, len(data), slot.seq_id)) != len(data):
             self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, -1, -1)
             return 0
-        if b._n_swa > 0:   # a sliding-window state cut shorter lacks cells (LlamaCppBackend._exact)
-            lowest = int(self.lc.llama_memory_seq_pos_min(self.mem, slot.seq_id))
-            if not 0 <= lowest <= max(0, reach - b._n_swa):
-                self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, -1, -1)
-                return 0
+        # a sliding-window state cut shorter lacks cells (LlamaCppBackend._exact)
+        if b._n_swa > 0 and not window_kept(int(self.lc.llama_memory_seq_pos_min(self.mem, slot.seq_id)), reach,
+                                            b._n_swa):
+            self.lc.llama_memory_seq_rm(self.mem, slot.seq_id, -1, -1)
+            return 0
         self.restored += 1
         return reach
 

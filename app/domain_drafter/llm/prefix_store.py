@@ -42,6 +42,13 @@ def common_prefix(a: tuple[int, ...] | list[int], b: tuple[int, ...] | list[int]
     return n
 
 
+def window_kept(lowest: int, keep: int, n_swa: int) -> bool:
+    """Whether a sequence whose lowest cell is at position `lowest` still holds every cell a sliding-window layer
+    (over `n_swa` positions) reads from position `keep` on, after a restored state is cut to `keep` tokens (the
+    rule is llama-server's; LlamaCppBackend._exact explains it)."""
+    return 0 <= lowest <= max(0, keep - n_swa)
+
+
 class PrefixStore:
     """At most `capacity` prompt states of one llama.cpp context (sequence 0)."""
 

@@ -18,7 +18,7 @@ from domain_drafter.core.tasks import TaskState
 from domain_drafter.llm.abort import AbortOnCancel
 from domain_drafter.llm.chat_format import chat_prompt_tokens
 from domain_drafter.llm.gguf_check import GGUFInfo
-from domain_drafter.llm.prefix_store import PrefixStore
+from domain_drafter.llm.prefix_store import PrefixStore, window_kept
 
 
 def default_prompt_chunk(model_bytes: int) -> int:
@@ -122,7 +122,7 @@ class PromptReader:
         if keep <= 0 or self._n_swa <= 0:
             return keep
         lowest = int(self._lc.llama_memory_seq_pos_min(self._lc.llama_get_memory(self._llm.ctx), 0))
-        return keep if 0 <= lowest <= max(0, keep - self._n_swa) else 0
+        return keep if window_kept(lowest, keep, self._n_swa) else 0
 
     def _seq_rm(self, keep: int) -> bool:
         return bool(self._lc.llama_memory_seq_rm(self._lc.llama_get_memory(self._llm.ctx), -1, keep, -1))
