@@ -312,3 +312,31 @@ def test_an_action_that_moves_a_token_must_leave_exactly_one(bundles, effect, ov
     assert "exactly one of (agent-at ?l) for some location holds" in report.invariants
     if over:
         assert finding.fix == "add (not (agent-at ?cur)) to the effect"
+
+
+def test_an_action_written_as_a_copy_of_another_adds_nothing(bundles):
+    """A move-agent written as move-train (a blind answer of that kind passes the checks, keeps every problem
+    solvable and breaks no group): every change it makes, move-train makes from the same state."""
+    bundle = bundles["track-building"]
+    text = bundle.domain.action("move-train").to_pddl().replace("move-train", "move-agent")
+    report, schema = _judge(bundle, "move-agent", text)
+    [finding] = report.findings
+    assert finding.kind is FindingKind.ADDS_NOTHING and finding.severity is Severity.WARNING
+    assert finding.key == "repeats move-train" and "(move-train ...) makes it too" in finding.message
+    problems = [p.problem for p in bundle.problems]
+    assert judge_action(bundle.domain, problems, "move-agent", schema, dismissed=["repeats move-train"]).findings == ()
+
+
+def test_adds_nothing_is_judged_on_the_reachable_states_not_on_the_text(bundles):
+    """The same copy that also lays a way back, (forward ?next ?cur), makes a change move-train never makes (what is
+    wrong with it is another finding's: changes-fixed-relation). A copy that also takes the agent to ?next still
+    adds nothing: with move-agent a copy of move-train the agent never leaves its place, and the train reaches
+    only tracked places, so the agent already stands where it arrives."""
+    bundle = bundles["track-building"]
+    text = bundle.domain.action("move-train").to_pddl().replace("move-train", "move-agent").replace(
+        "(train-at ?next)", "(train-at ?next) (forward ?next ?cur)", 1)
+    report, _ = _judge(bundle, "move-agent", text)
+    assert {f.kind for f in report.findings} == {FindingKind.CHANGES_FIXED_RELATION}
+    text = text.replace("(forward ?next ?cur)", "(agent-at ?next)")
+    report, _ = _judge(bundle, "move-agent", text)
+    assert {f.kind for f in report.findings} == {FindingKind.ADDS_NOTHING}

@@ -1,6 +1,6 @@
 """Invariant findings: what the domain's other actions say about one action, with no reference.
 
-Five kinds, each shown with a reachable state of the domain with the action in place (explored
+Six kinds, each shown with a reachable state of the domain with the action in place (explored
 breadth-first on every problem, so the state comes with the shortest plan prefix to it):
 
 - breaks-invariant: after the action, a group the other actions keep at exactly one atom has two
@@ -25,6 +25,9 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
   action deletes (planning/invariants.lasting_goals: miconic's served), at the first reachable state where
   such an atom held: progress toward the goal that the domain otherwise never takes back. Every bundled
   action that deletes such an atom requires it first (unstack's on, pick's at).
+- adds-nothing: every change it makes, in every reachable state of every problem, another action makes
+  from the same state (a move-agent written as a copy of move-train): the domain can do nothing more with
+  it than without it, so it does not do what its description asks. Needs every problem explored completely.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ class FindingKind(Enum):
     CHANGES_NOTHING = "changes-nothing"
     CHANGES_FIXED_RELATION = "changes-fixed-relation"
     UNDOES_GOAL = "undoes-goal"
+    ADDS_NOTHING = "adds-nothing"
 
 
 class Severity(Enum):
@@ -262,6 +266,39 @@ def _undid_goal(domain: Domain, schema: ActionSchema, problem: str, prefix: tupl
                             problem, prefix, step, (atom,), None, f"take (not {lifted}) out of the effect", state)
 
 
+def _added_nothing(schema: ActionSchema, names: str, covering: set[str] | None) -> InvariantFinding:
+    if covering:
+        other = sorted(covering)[0]
+        who, key = f"({other} ...) makes it too", f"repeats {other}"
+    else:
+        who, key = "another action makes it too", "repeats others"
+    message = (f"({schema.name} ...) adds nothing to the domain: in every reachable state of {names}, each change it "
+               f"makes {who}, from the same state to the same state; write what its description asks that the "
+               "other actions cannot do")
+    return InvariantFinding(FindingKind.ADDS_NOTHING, Severity.WARNING, schema.name, message, key)
+
+
+class _Repeats:
+    """Whether every change the action makes another action also makes (from the same state, to the same state),
+    and which other actions make all of them. Gives up (claims nothing) past its deadline."""
+
+    def __init__(self) -> None:
+        self.possible = True
+        self.seen = False
+        self.covering: set[str] | None = None
+
+    def check(self, others: Sequence[GroundAction], state: int, after: int, deadline: float) -> None:
+        if not self.possible:
+            return
+        if time.perf_counter() > deadline:
+            self.possible = False
+            return
+        names = {h.key[0] for h in others if h.applicable(state) and h.apply(state) == after}
+        self.seen = True
+        self.covering = names if self.covering is None else self.covering & names
+        self.possible = bool(names)
+
+
 def _tokens(domain: Domain, keeper: DomainInvariants, problems: Sequence[Problem]) -> list[Invariant]:
     """The fixed unary predicates (no other action changes them, no goal names them) of which every problem starts
     with exactly one atom: a token, such as track-building's (agent-at ?loc) while move-agent is judged. They bind
@@ -312,6 +349,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     binding += tuple(inv.describe(domain) for inv in tokens)
     moved: set[str] = set()
     fixed_found = undo_found = False
+    repeats = _Repeats()
     for problem in problems:
         try:
             grounder = Grounder(placed, problem, placed.fluent_predicates)
@@ -331,6 +369,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         lasting = (grounder.index.mask(a for a in grounder.index.atoms if a[0] in keeper.lasting)
                    if keeper.lasting else 0)
         watches = {g.key: groups.watches(g) for g in mine}
+        others = [h for h in actions if h.key[0] not in (schema.name, action)]
+        deadline = time.perf_counter() + time_limit_s
         token_masks = [(inv, grounder.index.mask(a for a in grounder.index.atoms if a[0] == inv.parts[0].predicate))
                        for inv in tokens]
         ever_true = 0
@@ -343,6 +383,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                 after = g.apply(state)
                 if after != state:
                     changed = True
+                    repeats.check(others, state, after, deadline)
                     if (after ^ state) & fixed and not fixed_found:
                         fixed_found = True
                         found.append(_changed_fixed(placed, schema, problem.name, space.prefix(number), g, state,
@@ -384,6 +425,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
             f"({schema.name} ...) changes nothing: in every reachable state of {names} where it applies, "
             "the state after it is the state before (its effect only adds what already holds and deletes what "
             "does not)", "changes-nothing"))
+    elif complete and problems and repeats.possible and repeats.seen:
+        found.append(_added_nothing(schema, names, repeats.covering))
     keys = set(dismissed)
     shown = tuple(f for f in found if f.key not in keys)
     apart = tuple(f for f in found if f.key in keys)
