@@ -86,7 +86,8 @@ def measure(root: Path = ROOT, domains: set[str] | None = None) -> dict:
                         agreed.update((i, j))
             row = {"domain": domain, "action": action, "answers": len(distinct), "pass": len(passing),
                    "pass_wrong": sum(1 for p in passing if not p[2]), "agreed": len(agreed),
-                   "agreed_wrong": sum(1 for i in agreed if not passing[i][2])}
+                   "agreed_wrong": sum(1 for i in agreed if not passing[i][2]),
+                   "wrong_agreed_answers": [passing[i][0] for i in sorted(agreed) if not passing[i][2]]}
             per_action.append(row)
             for k in ("pass", "pass_wrong", "agreed", "agreed_wrong"):
                 counts[k] += row[k]

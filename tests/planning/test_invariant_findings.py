@@ -329,14 +329,38 @@ def test_an_action_written_as_a_copy_of_another_adds_nothing(bundles):
 
 def test_adds_nothing_is_judged_on_the_reachable_states_not_on_the_text(bundles):
     """The same copy that also lays a way back, (forward ?next ?cur), makes a change move-train never makes (what is
-    wrong with it is another finding's: changes-fixed-relation). A copy that also takes the agent to ?next still
+    wrong with it is another finding's: changes-fixed-relation; and where the way back is there already, it
+    overlaps move-train). A copy that also takes the agent to ?next still
     adds nothing: with move-agent a copy of move-train the agent never leaves its place, and the train reaches
     only tracked places, so the agent already stands where it arrives."""
     bundle = bundles["track-building"]
     text = bundle.domain.action("move-train").to_pddl().replace("move-train", "move-agent").replace(
         "(train-at ?next)", "(train-at ?next) (forward ?next ?cur)", 1)
     report, _ = _judge(bundle, "move-agent", text)
-    assert {f.kind for f in report.findings} == {FindingKind.CHANGES_FIXED_RELATION}
+    # where the way back is there already, it does what move-train does: an overlap, not nothing added
+    assert {f.kind for f in report.findings} == {FindingKind.CHANGES_FIXED_RELATION, FindingKind.OVERLAPS}
     text = text.replace("(forward ?next ?cur)", "(agent-at ?next)")
     report, _ = _judge(bundle, "move-agent", text)
     assert {f.kind for f in report.findings} == {FindingKind.ADDS_NOTHING}
+
+
+def test_an_answer_that_does_what_another_action_does_from_a_state_overlaps_it(bundles):
+    """Qwen's hiking walk without (not (isHill ?to)) (agreed on by two roots without tests): from a place next to
+    a hill it walks up as climb climbs. The finding names the state, the step and what climb asks that walk
+    does not; no two bundled actions ever do the same from the same state
+    (test_no_equivalent_answer_nor_reference_action_is_ever_flagged)."""
+    bundle = bundles["hiking"]
+    text = bundle.domain.action("walk").to_pddl()
+    assert "(not (ishill ?to))" in text
+    report, mutant = _judge(bundle, "walk", text.replace("(not (ishill ?to))", "", 1))
+    [finding] = report.findings
+    assert finding.kind is FindingKind.OVERLAPS and finding.severity is Severity.WARNING
+    assert finding.key == "overlaps climb"
+    climb = "(climb" + finding.step.removeprefix("(walk")
+    assert f"changes the state exactly as {climb} does from it" in finding.message
+    assert "requires (ishill ?to), which it does not ask" in finding.message
+    assert finding.fix == "add (not (ishill ?to)) to the precondition"
+    problem = next(p.problem for p in bundle.problems if p.problem.name == finding.problem)
+    mine = _replay(bundle, "walk", mutant, finding.problem, (*finding.prefix, finding.step))
+    theirs = _replay(bundle, "walk", mutant, finding.problem, (*finding.prefix, climb))
+    assert mine == theirs and set(finding.state) != mine and problem is not None

@@ -1,6 +1,6 @@
 """Invariant findings: what the domain's other actions say about one action, with no reference.
 
-Six kinds, each shown with a reachable state of the domain with the action in place (explored
+Seven kinds, each shown with a reachable state of the domain with the action in place (explored
 breadth-first on every problem, so the state comes with the shortest plan prefix to it):
 
 - breaks-invariant: after the action, a group the other actions keep at exactly one atom has two
@@ -28,13 +28,16 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
 - adds-nothing: every change it makes, in every reachable state of every problem, another action makes
   from the same state (a move-agent written as a copy of move-train): the domain can do nothing more with
   it than without it, so it does not do what its description asks. Needs every problem explored completely.
+- overlaps: in some reachable state it does exactly what another action does from there (a walk that forgets
+  (not (isHill ?to)) walks onto a hill as climb climbs): usually it asks too little in its precondition. No two
+  actions of the bundled domains ever do the same thing from the same state; a new action may (dismiss it then).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
@@ -55,6 +58,7 @@ class FindingKind(Enum):
     CHANGES_FIXED_RELATION = "changes-fixed-relation"
     UNDOES_GOAL = "undoes-goal"
     ADDS_NOTHING = "adds-nothing"
+    OVERLAPS = "overlaps"
 
 
 class Severity(Enum):
@@ -280,23 +284,54 @@ def _added_nothing(schema: ActionSchema, names: str, covering: set[str] | None) 
 
 class _Repeats:
     """Whether every change the action makes another action also makes (from the same state, to the same state),
-    and which other actions make all of them. Gives up (claims nothing) past its deadline."""
+    which other actions make all of them, and the first change another action also makes (an overlap). Gives up
+    (claims nothing more) past its deadline."""
 
     def __init__(self) -> None:
-        self.possible = True
+        self.possible = True              # every change seen so far is another action's too
         self.seen = False
         self.covering: set[str] | None = None
+        self.overlap: tuple[str, tuple[str, ...], GroundAction, GroundAction, int] | None = None
+        self.late = False
 
-    def check(self, others: Sequence[GroundAction], state: int, after: int, deadline: float) -> None:
-        if not self.possible:
+    def check(self, others: Sequence[GroundAction], state: int, after: int, deadline: float, *, problem: str,
+              prefix: Callable[[], tuple[str, ...]], g: GroundAction) -> None:
+        if self.late or (not self.possible and self.overlap is not None):
             return
         if time.perf_counter() > deadline:
-            self.possible = False
+            self.late, self.possible = True, False
             return
-        names = {h.key[0] for h in others if h.applicable(state) and h.apply(state) == after}
+        same = [h for h in others if h.applicable(state) and h.apply(state) == after]
         self.seen = True
+        names = {h.key[0] for h in same}
         self.covering = names if self.covering is None else self.covering & names
-        self.possible = bool(names)
+        self.possible = self.possible and bool(names)
+        if same and self.overlap is None:
+            self.overlap = (problem, prefix(), g, same[0], state)
+
+
+def _overlapped(domain: Domain, schema: ActionSchema, found: tuple[str, tuple[str, ...], GroundAction, GroundAction,
+                int], index_atoms: Sequence[tuple[str, ...]]) -> InvariantFinding:
+    problem, prefix, g, h, before = found
+    step, theirs = f"({' '.join(g.key)})", f"({' '.join(h.key)})"
+    other = domain.action_map.get(h.key[0])
+    asked = {str(lit) for lit in schema.precondition}
+    apart: list[tuple[str, str]] = []     # (what the other requires, its opposite), over this action's parameters
+    if other is not None:
+        binding = {p.name: obj for p, obj in zip(other.parameters, h.key[1:])}
+        for lit in other.precondition:
+            lifted = lift_atom(str(lit.atom.rename(binding)), g.key, domain)
+            text, opposite = (lifted, f"(not {lifted})") if lit.positive else (f"(not {lifted})", lifted)
+            if text not in asked and opposite not in asked and "?" in lifted:
+                apart.append((text, opposite))
+    fix = f"add {apart[0][1]} to the precondition" if apart else None
+    hint = (f"; {theirs} requires {apart[0][0]}, which it does not ask: if that tells them apart, {fix}" if apart
+            else "; tell them apart in its precondition")
+    message = (f"on problem {problem}, after {' '.join((*prefix, step))}: {step} changes the state exactly as "
+               f"{theirs} does from it{hint}")
+    state = tuple(sorted(show_atom(index_atoms[i]) for i in _bits(before)))
+    return InvariantFinding(FindingKind.OVERLAPS, Severity.WARNING, schema.name, message, f"overlaps {h.key[0]}",
+                            problem, prefix, step, (), None, fix, state)
 
 
 def _tokens(domain: Domain, keeper: DomainInvariants, problems: Sequence[Problem]) -> list[Invariant]:
@@ -350,6 +385,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     moved: set[str] = set()
     fixed_found = undo_found = False
     repeats = _Repeats()
+    overlap: InvariantFinding | None = None
     for problem in problems:
         try:
             grounder = Grounder(placed, problem, placed.fluent_predicates)
@@ -383,7 +419,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                 after = g.apply(state)
                 if after != state:
                     changed = True
-                    repeats.check(others, state, after, deadline)
+                    repeats.check(others, state, after, deadline, problem=problem.name, g=g,
+                                  prefix=lambda n=number, sp=space: sp.prefix(n))
                     if (after ^ state) & fixed and not fixed_found:
                         fixed_found = True
                         found.append(_changed_fixed(placed, schema, problem.name, space.prefix(number), g, state,
@@ -409,6 +446,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                         broken.add(w.inv)
                         found.append(_broke(placed, schema, keeper.invariants[w.inv], w, problem.name,
                                             space.prefix(number), g, state, after, grounder.index.atoms))
+        if repeats.overlap is not None and overlap is None:
+            overlap = _overlapped(placed, schema, repeats.overlap, grounder.index.atoms)
         for g in mine:
             for i in _bits(g.pre & ~ever_true):
                 never_true.add(lift_atom(show_atom(grounder.index.atoms[i]), g.key, placed))
@@ -427,6 +466,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
             "does not)", "changes-nothing"))
     elif complete and problems and repeats.possible and repeats.seen:
         found.append(_added_nothing(schema, names, repeats.covering))
+    elif overlap is not None:
+        found.append(overlap)
     keys = set(dismissed)
     shown = tuple(f for f in found if f.key not in keys)
     apart = tuple(f for f in found if f.key in keys)
