@@ -364,3 +364,32 @@ def test_an_answer_that_does_what_another_action_does_from_a_state_overlaps_it(b
     mine = _replay(bundle, "walk", mutant, finding.problem, (*finding.prefix, finding.step))
     theirs = _replay(bundle, "walk", mutant, finding.problem, (*finding.prefix, climb))
     assert mine == theirs and set(finding.state) != mine and problem is not None
+
+
+def test_an_answer_that_treats_two_alike_objects_differently_is_flagged(bundles):
+    """Qwen's gripper drop that asks for (free right) and frees left (agreed on by two roots without tests): it
+    drops from the left gripper only. Swapping left and right leaves every gripper problem as it is and no other
+    action names either, so the two must be treated alike; the reference drop, which names neither, is not
+    flagged, nor any bundled action (test_no_equivalent_answer_nor_reference_action_is_ever_flagged)."""
+    bundle = bundles["gripper"]
+    text = """(:action drop :parameters (?obj - ball ?room - room ?g - gripper)
+      :precondition (and (at-robby ?room) (carry ?obj ?g) (free right))
+      :effect (and (at ?obj ?room) (not (carry ?obj ?g)) (free left)))"""
+    report, mutant = _judge(bundle, "drop", text)
+    [finding] = report.findings
+    assert finding.kind is FindingKind.TREATS_ALIKE_DIFFERENTLY and finding.key == "treats alike differently ?g"
+    assert "with ?g = left it applies" in finding.message and "with ?g = right in no reachable state" in finding.message
+    assert finding.fix == "write a parameter where it names left and right"
+    assert finding.step.endswith(" left)")
+    _replay(bundle, "drop", mutant, finding.problem, (*finding.prefix, finding.step))   # the step applies there
+    mirrored = tuple(step.replace(" left)", " right)") for step in (*finding.prefix, finding.step))
+    reference = bundle.domain.action("drop")
+    _replay(bundle, "drop", reference, finding.problem, mirrored)        # the reference drops from right too
+    with pytest.raises(AssertionError):
+        _replay(bundle, "drop", mutant, finding.problem, mirrored)
+
+
+def test_objects_a_problem_tells_apart_may_be_treated_differently(bundles):
+    """miconic's up never goes up from the top floor: the floors differ in (above ...), so nothing is flagged."""
+    bundle = bundles["miconic"]
+    assert judge_action(bundle.domain, [p.problem for p in bundle.problems], "up").findings == ()

@@ -13,7 +13,8 @@ Acceptance rule (the blind judge's `Judgement.equivalent`): an answer is accepte
 - it passes the syntax and semantic checks against the domain's vocabulary;
 - every problem of the domain stays solvable with the answer in place;
 - no undismissed invariant finding holds of it (breaks-invariant, never-applies, changes-nothing,
-  changes-fixed-relation, undoes-goal, adds-nothing, overlaps; planning/invariant_findings.py);
+  changes-fixed-relation, undoes-goal, adds-nothing, overlaps,
+  treats-alike-differently; planning/invariant_findings.py);
 - every case of the domain's tests passes, when the domain has a tests file;
 - without tests (no tests file, or `use_tests` False): another answer agrees with it, written independently
   (from another root of the search, so not its parent's revision) and passing too, and the same answer or

@@ -1,6 +1,6 @@
 """Invariant findings: what the domain's other actions say about one action, with no reference.
 
-Seven kinds, each shown with a reachable state of the domain with the action in place (explored
+Eight kinds, each shown with a reachable state of the domain with the action in place (explored
 breadth-first on every problem, so the state comes with the shortest plan prefix to it):
 
 - breaks-invariant: after the action, a group the other actions keep at exactly one atom has two
@@ -31,6 +31,10 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
 - overlaps: in some reachable state it does exactly what another action does from there (a walk that forgets
   (not (isHill ?to)) walks onto a hill as climb climbs): usually it asks too little in its precondition. No two
   actions of the bundled domains ever do the same thing from the same state; a new action may (dismiss it then).
+- treats-alike-differently: two objects the domain cannot tell apart (swapping them leaves a problem's initial
+  state and goal as they are, and no other action names either) where it applies with one in a parameter and,
+  in no reachable state, with the other (gripper's drop that asks for (free right): it drops from left only).
+  Only when the problem is explored completely.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class FindingKind(Enum):
     UNDOES_GOAL = "undoes-goal"
     ADDS_NOTHING = "adds-nothing"
     OVERLAPS = "overlaps"
+    TREATS_ALIKE_DIFFERENTLY = "treats-alike-differently"
 
 
 class Severity(Enum):
@@ -334,6 +339,52 @@ def _overlapped(domain: Domain, schema: ActionSchema, found: tuple[str, tuple[st
                             problem, prefix, step, (), None, fix, state)
 
 
+def _named_by_others(domain: Domain, mine: set[str]) -> set[str]:
+    """The objects (constants) the actions not named in `mine` name in their preconditions and effects."""
+    named: set[str] = set()
+    for other in domain.actions:
+        if other.name not in mine:
+            for lit in (*other.precondition, *other.effect):
+                named.update(x for x in lit.atom.args if not x.startswith("?"))
+    return named
+
+
+def _alike(problem: Problem, a: str, b: str) -> bool:
+    """Swapping `a` and `b` leaves the problem's initial state and goal as they are."""
+    swap = {a: b, b: a}
+    if {atom.rename(swap) for atom in problem.init} != set(problem.init):
+        return False
+    goal = set(problem.goal)
+    return {dataclasses.replace(lit, atom=lit.atom.rename(swap)) for lit in goal} == goal
+
+
+def _treated_differently(domain: Domain, schema: ActionSchema, problem: Problem, grounder: Grounder,
+                         live: dict[tuple[int, str], tuple[str, ...]], named: set[str]) -> InvariantFinding | None:
+    """The first parameter and pair of objects alike in `problem` where the action applies with one (`live`: the
+    plan prefix and step where it first did) and never with the other."""
+    objects = {o.name: o.type for o in (*domain.constants, *problem.objects)}
+    for i, param in enumerate(schema.parameters):
+        values = [o for o in grounder.candidates(param.type) if o not in named]
+        used = [o for o in values if (i, o) in live]
+        unused = [o for o in values if (i, o) not in live]
+        for a in used:
+            for b in unused:
+                if objects.get(a) != objects.get(b) or not _alike(problem, a, b):
+                    continue
+                *prefix, step = live[(i, a)]
+                names = [o for o in (a, b) if any(o in lit.atom.args for lit in (*schema.precondition, *schema.effect))]
+                fix = (f"write a parameter where it names {' and '.join(names)}" if names
+                       else f"treat {a} and {b} alike")
+                message = (f"on problem {problem.name}: with {param.name} = {a} it applies (after "
+                           f"{' '.join((*prefix, step))}), with {param.name} = {b} in no reachable state, although "
+                           f"{a} and {b} are alike in all the domain knows (swapping them leaves the initial state and "
+                           f"the goal as they are, and no other action names either), so {fix}")
+                return InvariantFinding(FindingKind.TREATS_ALIKE_DIFFERENTLY, Severity.WARNING, schema.name, message,
+                                        f"treats alike differently {param.name}", problem.name, tuple(prefix), step,
+                                        (), None, fix)
+    return None
+
+
 def _tokens(domain: Domain, keeper: DomainInvariants, problems: Sequence[Problem]) -> list[Invariant]:
     """The fixed unary predicates (no other action changes them, no goal names them) of which every problem starts
     with exactly one atom: a token, such as track-building's (agent-at ?loc) while move-agent is judged. They bind
@@ -386,6 +437,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     fixed_found = undo_found = False
     repeats = _Repeats()
     overlap: InvariantFinding | None = None
+    unlike: InvariantFinding | None = None
+    named = _named_by_others(placed, {action, schema.name})
     for problem in problems:
         try:
             grounder = Grounder(placed, problem, placed.fluent_predicates)
@@ -410,12 +463,17 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         token_masks = [(inv, grounder.index.mask(a for a in grounder.index.atoms if a[0] == inv.parts[0].predicate))
                        for inv in tokens]
         ever_true = 0
+        live: dict[tuple[int, str], tuple[str, ...]] = {}     # (parameter, object) -> where it first applied
         for number, state in enumerate(space.states):
             ever_true |= state
             for g in mine:
                 if not g.applicable(state):
                     continue
                 applied = True
+                if unlike is None:
+                    for i, obj in enumerate(g.key[1:]):
+                        if (i, obj) not in live:
+                            live[(i, obj)] = (*space.prefix(number), f"({' '.join(g.key)})")
                 after = g.apply(state)
                 if after != state:
                     changed = True
@@ -446,6 +504,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                         broken.add(w.inv)
                         found.append(_broke(placed, schema, keeper.invariants[w.inv], w, problem.name,
                                             space.prefix(number), g, state, after, grounder.index.atoms))
+        if unlike is None and space.complete:
+            unlike = _treated_differently(placed, schema, problem, grounder, live, named)
         if repeats.overlap is not None and overlap is None:
             overlap = _overlapped(placed, schema, repeats.overlap, grounder.index.atoms)
         for g in mine:
@@ -468,6 +528,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         found.append(_added_nothing(schema, names, repeats.covering))
     elif overlap is not None:
         found.append(overlap)
+    if unlike is not None and applied:
+        found.append(unlike)
     keys = set(dismissed)
     shown = tuple(f for f in found if f.key not in keys)
     apart = tuple(f for f in found if f.key in keys)
