@@ -38,6 +38,7 @@ def test_draft_domain_blind_reports_each_action_and_the_whole_draft(capsys, monk
     assert data["blind"] is True and [a["action"] for a in data["actions"]] == ["move", "pick", "drop"]
     for a in data["actions"]:
         assert isinstance(a["accepted"], bool) and isinstance(a["right"], bool) and 1 <= a["calls"] <= 2
+        assert a["placed"] == a["accepted"]       # only an accepted answer replaces the author's version meanwhile
     assert data["right"] == sum(a["right"] for a in data["actions"]) and data["of"] == 3
     assert data["whole_draft_equivalent"] == (data["verdict"] == "Equivalent")
     assert (code == 0) == data["whole_draft_equivalent"]

@@ -2,10 +2,14 @@
 with the actions drafted so far in place of their references, then the whole draft compared with the
 reference (`Evaluator.compare`).
 
-An action's best answer takes its place in the working domain when it passes the checks; the actions not
-yet drafted keep theirs (the author's domain as it stands). Each action's reference verdict is computed
-after its search, for the report only: whether it is right. D' holds the drafted actions that passed the
-checks (the others are left out, as in drafting/whole_domain.py).
+An action's best answer takes its place in the working domain, where the actions after it are judged, only
+when the blind judge accepted it; the actions not yet drafted, and those whose answer was not accepted, keep
+theirs (the author's domain as it stands: an author keeps the version they have until a new one is good
+enough). Why: an answer the judge refused is usually wrong, and the actions drafted after it would be judged
+against it (gripper's move that never leaves its room, placed first, made every pick and drop look wrong).
+Each action's reference verdict is computed after its search, for the report only: whether it is right.
+D' holds every drafted action whose best answer passed the checks, accepted or not (the others are left
+out, as in drafting/whole_domain.py), so `compare` judges the draft as the author would get it.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ class BlindOutcome:
     name: str
     search: SearchResult
     reference: EvaluationResult | None
+    placed: bool = False          # took the action's place while the actions after it were drafted (accepted)
 
     @property
     def answer(self) -> str | None:
@@ -58,7 +63,7 @@ class BlindOutcome:
         ev = self.reference
         return {"action": self.name, "accepted": self.accepted, "right": self.right, "calls": self.search.calls,
                 "reference_subclass": ev.subclass.value if ev is not None and ev.subclass else None,
-                "answer": self.answer}
+                "placed": self.placed, "answer": self.answer}
 
 
 @dataclass(frozen=True)
@@ -106,10 +111,13 @@ def draft_domain_blind(bundle: DomainBundle, backend: GenerationBackend, evaluat
                                template=template, judge=setup.judge, task=step)
         best = result.best
         reference = reference_verdict(bundle, name, best.answer, evaluator, step).evaluation if best else None
+        placed = False
         if best is not None and best.judgement.check.passed and best.judgement.check.action is not None:
             drafted[name] = best.judgement.check.action
-            working = working.with_action(best.judgement.check.action, replacing=name)
-        outcome = BlindOutcome(name, result, reference)
+            if best.judgement.equivalent:
+                working = working.with_action(best.judgement.check.action, replacing=name)
+                placed = True
+        outcome = BlindOutcome(name, result, reference, placed)
         outcomes.append(outcome)
         if on_action is not None:
             on_action(outcome)
