@@ -22,12 +22,18 @@ RIGHT = HEAD + """  :precondition (and (carry ?obj ?g) (at-robby ?room))
 # the same action: the robot stays in the room it is in
 RIGHT_TOO = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g))
   :effect (and (not (carry ?obj ?g)) (at-robby ?room) (free ?g) (at ?obj ?room)))"""
-# Qwen's answers without tests: only while the right gripper is free, and it frees the left one (every problem
-# stays solvable, no invariant breaks); the second frees ?g too, which is the left one there: the same action
-WRONG = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g) (free right))
-  :effect (and (at ?obj ?room) (not (carry ?obj ?g)) (free left)))"""
-WRONG_TOO = HEAD + """  :precondition (and (at-robby ?room) (carry ?obj ?g) (free right))
-  :effect (and (at ?obj ?room) (not (carry ?obj ?g)) (free left) (free ?g)))"""
+# a drop in any room, wherever the robot is: every problem stays solvable and no invariant finding holds of it
+# (Qwen's "only while the right gripper is free" drop, which the plain rule and agreement accepted, is now flagged
+# as treats-alike-differently: tests/planning/test_invariant_findings.py)
+WRONG = HEAD + """  :precondition (and (carry ?obj ?g))
+  :effect (and (at ?obj ?room) (free ?g) (not (carry ?obj ?g))))"""
+# Qwen's track-building move-agents without tests, agreed on by two roots: only along forward edges, the second
+# also never back along one (no problem has a way back): the same action, and wrong together
+MOVE_WRONG = """(:action move-agent
+  :parameters (?cur ?next - location)
+  :precondition (and (agent-at ?cur) (forward ?cur ?next))
+  :effect (and (agent-at ?next) (not (agent-at ?cur))))"""
+MOVE_WRONG_TOO = MOVE_WRONG.replace("(forward ?cur ?next))", "(forward ?cur ?next) (not (forward ?next ?cur)))")
 
 
 def test_without_tests_an_answer_that_passes_waits_for_agreement(bundles, evaluator):
@@ -46,11 +52,18 @@ def test_two_candidates_are_proven_equivalent_to_each_other_without_the_referenc
     gripper = bundles["gripper"]
     hidden = hidden_bundle(gripper, "drop")
     judge = blind_setup(gripper, "drop", evaluator, SearchOptions(), use_tests=False).judge
-    checks = {t: check_answer(t, hidden.domain, "drop") for t in (RIGHT, RIGHT_TOO, WRONG, WRONG_TOO)}
+    checks = {t: check_answer(t, hidden.domain, "drop") for t in (RIGHT, RIGHT_TOO, WRONG)}
     assert judge.agrees(checks[RIGHT], RIGHT_TOO, checks[RIGHT_TOO])
-    assert judge.agrees(checks[WRONG], WRONG_TOO, checks[WRONG_TOO])     # wrong together: agreement's limit
     assert not judge.agrees(checks[RIGHT], WRONG, checks[WRONG])
     assert not judge.agrees(checks[WRONG], RIGHT_TOO, checks[RIGHT_TOO])
+    # wrong together: agreement's limit (both pass, and each is proven the same action as the other)
+    track = bundles["track-building"]
+    hidden = hidden_bundle(track, "move-agent")
+    judge = blind_setup(track, "move-agent", evaluator, SearchOptions(), use_tests=False).judge
+    assert judge(MOVE_WRONG).passes and judge(MOVE_WRONG_TOO).passes
+    moves = {t: check_answer(t, hidden.domain, "move-agent") for t in (MOVE_WRONG, MOVE_WRONG_TOO)}
+    assert judge.agrees(moves[MOVE_WRONG], MOVE_WRONG_TOO, moves[MOVE_WRONG_TOO])
+    assert evaluator.evaluate(track, "move-agent", MOVE_WRONG).subclass.value != "Equivalent"
 
 
 class Scripted:

@@ -116,3 +116,36 @@ def test_blind_guided_search_keeps_refuse_judged_and_drops_forbid_removed():
     guided = blind_options(preset_options(Preset.GUIDED_SEARCH, budget=4))
     assert guided.refuse_judged and not guided.forbid_removed and guided.feedback is Feedback.CHECKS
     assert guided.budget == 4
+
+
+def _forced(text: str) -> DraftOptions:
+    """Decoding whose grammar lets the real tiny model write only `text`."""
+    literal = '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    return DraftOptions(decoding=DecodingOptions(max_tokens=200, grammar=f"root ::= {literal}"))
+
+
+PICK_KEEPS_AT = """(:action pick :parameters (?obj - ball ?room - room ?g - gripper)
+  :precondition (and (at ?obj ?room) (at-robby ?room) (free ?g))
+  :effect (and (carry ?obj ?g) (not (free ?g))))"""
+
+
+def test_an_invariant_finding_s_edit_is_judged_as_a_quick_fix_and_can_end_a_blind_search(tiny_backend, evaluator,
+                                                                                       bundles):
+    """A pick that keeps the ball in the room: its breaks-invariant finding says "add (not (at ?obj ?room)) to the
+    effect"; the search judges the answer with that edit made, at no model call, and the blind judge (gripper's
+    tests) accepts it; the reference, after, proves it Equivalent. Without `repair`, no quick fix."""
+    gripper = bundles["gripper"]
+    for repair in (True, False):
+        setup = blind_setup(gripper, "pick", evaluator, SearchOptions(budget=2, width=1, repair=repair))
+        result = search_action(setup.bundle, "pick", tiny_backend, evaluator, load_bundled(), _forced(PICK_KEEPS_AT),
+                               setup.options, judge=setup.judge)
+        answer = result.nodes[0]
+        assert [f.kind.value for f in answer.judgement.findings] == ["breaks-invariant"]
+        if not repair:
+            assert all(n.repair_of is None for n in result.nodes) and not result.best.judgement.equivalent
+            continue
+        fix = result.nodes[1]
+        assert result.calls == 1 and result.stopped == "equivalent" and result.best is fix
+        assert fix.repair_of == answer.id and fix.stats.generated_tokens == 0
+        assert fix.repairs == ("add (not (at ?obj ?room)) to the effect (breaks-invariant)",)
+        assert reference_verdict(gripper, "pick", fix.answer, evaluator).equivalent

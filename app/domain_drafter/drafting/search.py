@@ -11,7 +11,9 @@ until the others had a turn. Guided (`drafting/presets.guided_flags`): `forbid_r
 the literals its parent was told to take out, `refuse_judged` refuses any answer judged before.
 Answers equal up to renaming and order are merged: judged once, never expanded twice. With `repair`,
 a check-failing answer's quick fix (core/answer_repair.py) is judged as a node of its own (no model
-call), and a call that repeats itself is ended at the third copy. With an `AgreementJudge` (the blind judge
+call), and so is, for an answer that passes the checks but has an invariant finding whose fix is an edit
+(the blind judge's: "add (not (at ?obj ?room)) to the effect"), the answer with that edit made; a call that
+repeats itself is ended at the third copy. With an `AgreementJudge` (the blind judge
 without tests, drafting/blind.py) an answer it accepts still waits: it is accepted once an answer of another
 root's lineage passes too and is the same answer or proven equivalent to it (`agreed`).
 
@@ -34,7 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from domain_drafter.core.answer_repair import repair_answer
+from domain_drafter.core.answer_repair import Repair, repair_answer
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
@@ -65,7 +67,7 @@ from domain_drafter.llm.backend import (
 )
 from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import Evaluator
-from domain_drafter.planning.invariant_findings import invariants_without
+from domain_drafter.planning.invariant_findings import edited_by_findings, invariants_without
 from domain_drafter.planning.invariants import exclusive_preconditions, unbalanced_deletes
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
@@ -79,6 +81,12 @@ def never_applies(bundle: DomainBundle, action: str, judgement: Judgement) -> bo
         return False
     reach = explored(bundle, action, judgement).reach      # these classes come after a parsed answer
     return reach is not None and all(any(b.action == action for b in r.blocked) for r in reach)
+
+
+def _finding_fix(judgement: Judgement) -> Repair | None:
+    """The answer with the edit its first invariant finding says made (no reference: planning/invariant_findings)."""
+    edited = edited_by_findings(judgement.check.action, judgement.findings)
+    return Repair(*edited) if edited is not None else None
 
 
 def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
@@ -241,6 +249,8 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
         if options.repair and node.duplicate_of is None and not node.judgement.equivalent:
             revises = parent.judgement.check.action if parent is not None else None
             fix = repair_answer(node.judgement.check, bundle.domain, revises=revises)
+            if fix is None and node.judgement.findings and node.judgement.check.action is not None:
+                fix = _finding_fix(node.judgement)     # the blind judge's invariant findings, where they say an edit
             if fix is not None:
                 no_call = GenerationStats(0, 0, 0.0, 0.0, 0.0, "quick-fix")   # written by the repair, not the model
                 fixed = judged(fix.text, no_call, decoding_, parent, seed, node.id, fix.edits)

@@ -28,9 +28,11 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
 - adds-nothing: every change it makes, in every reachable state of every problem, another action makes
   from the same state (a move-agent written as a copy of move-train): the domain can do nothing more with
   it than without it, so it does not do what its description asks. Needs every problem explored completely.
-- overlaps: in some reachable state it does exactly what another action does from there (a walk that forgets
-  (not (isHill ?to)) walks onto a hill as climb climbs): usually it asks too little in its precondition. No two
-  actions of the bundled domains ever do the same thing from the same state; a new action may (dismiss it then).
+- overlaps: in some state the other actions reach on their own, it does exactly what another action does from
+  there, with its objects all different (a walk that forgets (not (isHill ?to)) walks onto a hill as climb climbs): usually it asks too little
+  in its precondition. Where two of its parameters meet, a macro action degenerates into one of its parts (a
+  transfer from a room to the same room is a drop): no overlap there. No two actions of the bundled domains ever
+  do the same thing from the same state; a new action may (dismiss it then).
 - treats-alike-differently: two objects the domain cannot tell apart (swapping them leaves a problem's initial
   state and goal as they are, and no other action names either) where it applies with one in a parameter and,
   in no reachable state, with the other (gripper's drop that asks for (free right): it drops from left only).
@@ -46,7 +48,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 
-from domain_drafter.core.model import ActionSchema, Domain, Problem
+from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal, Problem
 from domain_drafter.planning.grounding import GroundAction, Grounder, GroundingLimit, lift_atom, show_atom
 from domain_drafter.planning.invariants import DomainInvariants, Invariant, Part, find_invariants
 from domain_drafter.planning.state_space import explore
@@ -87,12 +89,14 @@ class InvariantFinding:
     invariant: str | None = None
     fix: str | None = None
     state: tuple[str, ...] = ()               # the state `step` is applied in (sorted atoms)
+    # the fix as edits of the action, where it is one: ("add" | "remove", "precondition" | "effect", literal)
+    edits: tuple[tuple[str, str, str], ...] = ()
 
     def to_dict(self) -> dict:
         return {"kind": self.kind.value, "severity": self.severity.value, "action": self.action,
                 "message": self.message, "key": self.key, "problem": self.problem, "prefix": list(self.prefix),
                 "step": self.step, "atoms": list(self.atoms), "invariant": self.invariant, "fix": self.fix,
-                "state": list(self.state)}
+                "state": list(self.state), "edits": [list(e) for e in self.edits]}
 
 
 @dataclass(frozen=True)
@@ -212,13 +216,14 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
         held = [show_atom(index_atoms[i]) for i in _bits(after & w.mask)]
         old = [show_atom(index_atoms[i]) for i in _bits(before & w.mask & ~g.add)]
         both = " and ".join(held) + (" both hold" if len(held) == 2 else " all hold")
-        fix = None
+        fix, edits = None, ()
         added = [show_atom(index_atoms[i]) for i in _bits(g.add & w.mask & ~before)]
         kept = [show_atom(index_atoms[i]) for i in _bits(g.add & g.delete & w.mask)]
         if len(added) > 1:
             fix = f"add only one of {' and '.join(lift_atom(a, g.key, domain) for a in added)} to the effect"
         elif kept:        # deleted and added again: the add wins, so the atom stays
             fix = f"do not add {lift_atom(kept[0], g.key, domain)}: the effect deletes it and adds it back"
+            edits = (("remove", "effect", lift_atom(kept[0], g.key, domain)),)
         # the atom that held before, or else an atom of the group the precondition could ask for and delete
         loose = [p.text(w.key) for p in inv.parts if p.counted is None]
         for atom in [*old, *(a for a in loose if a not in held)] if fix is None else ():
@@ -227,20 +232,22 @@ def _broke(domain: Domain, schema: ActionSchema, inv: Invariant, w: _Watch, prob
                 in_pre = any(str(l.atom) == lifted for l in schema.precondition if l.positive)
                 fix = (f"add (not {lifted}) to the effect" if in_pre
                        else f"add {lifted} to the precondition and (not {lifted}) to the effect")
+                edits = ((("add", "precondition", lifted),) if not in_pre else ()) + (("add", "effect", f"(not {lifted})"),)
                 break
         if fix is None and old:
             fix = f"make sure no other atom of that group holds before it ({old[0]} here)"
         message = f"on problem {problem}, after {where}: {both}; {rule}" + (f", so {fix}" if fix else "")
         return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
-                                prefix, step, tuple(held), inv.describe(domain), fix, state)
+                                prefix, step, tuple(held), inv.describe(domain), fix, state, edits)
     lost = [show_atom(index_atoms[i]) for i in _bits(before & w.mask)]
     unasked = [show_atom(index_atoms[i]) for i in _bits(before & w.mask & g.delete & ~g.pre)]
     fix = (f"take (not {lift_atom(unasked[0], g.key, domain)}) out of the effect" if unasked
            else "add one of them to the effect")
+    edits = (("remove", "effect", f"(not {lift_atom(unasked[0], g.key, domain)})"),) if unasked else ()
     message = (f"on problem {problem}, after {where}: none of {_group_words(inv, w.key)} holds "
                f"(it deletes {' '.join(lost)}); {rule}, so {fix}")
     return InvariantFinding(FindingKind.BREAKS_INVARIANT, Severity.WARNING, schema.name, message, key, problem,
-                            prefix, step, tuple(lost), inv.describe(domain), fix, state)
+                            prefix, step, tuple(lost), inv.describe(domain), fix, state, edits)
 
 
 def _changed_fixed(domain: Domain, schema: ActionSchema, problem: str, prefix: tuple[str, ...], g: GroundAction,
@@ -258,7 +265,8 @@ def _changed_fixed(domain: Domain, schema: ActionSchema, problem: str, prefix: t
     state = tuple(sorted(show_atom(index_atoms[i]) for i in _bits(before)))
     return InvariantFinding(FindingKind.CHANGES_FIXED_RELATION, Severity.WARNING, schema.name, message,
                             f"changes {predicate}", problem, prefix, step, (atom,), None,
-                            f"take {lifted if added else f'(not {lifted})'} out of the effect", state)
+                            f"take {lifted if added else f'(not {lifted})'} out of the effect", state,
+                            (("remove", "effect", lifted if added else f"(not {lifted})"),))
 
 
 def _undid_goal(domain: Domain, schema: ActionSchema, problem: str, prefix: tuple[str, ...], g: GroundAction,
@@ -272,7 +280,8 @@ def _undid_goal(domain: Domain, schema: ActionSchema, problem: str, prefix: tupl
                f"reached would be lost: take (not {lifted}) out of the effect")
     state = tuple(sorted(show_atom(index_atoms[i]) for i in _bits(before)))
     return InvariantFinding(FindingKind.UNDOES_GOAL, Severity.WARNING, schema.name, message, f"undoes {predicate}",
-                            problem, prefix, step, (atom,), None, f"take (not {lifted}) out of the effect", state)
+                            problem, prefix, step, (atom,), None, f"take (not {lifted}) out of the effect", state,
+                            (("remove", "effect", f"(not {lifted})"),))
 
 
 def _added_nothing(schema: ActionSchema, names: str, covering: set[str] | None) -> InvariantFinding:
@@ -300,7 +309,7 @@ class _Repeats:
         self.late = False
 
     def check(self, others: Sequence[GroundAction], state: int, after: int, deadline: float, *, problem: str,
-              prefix: Callable[[], tuple[str, ...]], g: GroundAction) -> None:
+              prefix: Callable[[], tuple[str, ...]], g: GroundAction, clean: bool) -> None:
         if self.late or (not self.possible and self.overlap is not None):
             return
         if time.perf_counter() > deadline:
@@ -311,7 +320,11 @@ class _Repeats:
         names = {h.key[0] for h in same}
         self.covering = names if self.covering is None else self.covering & names
         self.possible = self.possible and bool(names)
-        if same and self.overlap is None:
+        # an overlap counts only where the action's objects are all different: a macro action degenerates into one
+        # of its parts where two of its parameters meet (a transfer from a room to the same room is a drop)
+        # and only in a state the other actions reach on their own (`clean`: no step of this action on the way to
+        # it), not in one its own breach made (a transfer that leaves the robot in two rooms "drops" in the second)
+        if same and self.overlap is None and clean and len(set(g.key[1:])) == len(g.key) - 1:
             self.overlap = (problem, prefix(), g, same[0], state)
 
 
@@ -336,7 +349,8 @@ def _overlapped(domain: Domain, schema: ActionSchema, found: tuple[str, tuple[st
                f"{theirs} does from it{hint}")
     state = tuple(sorted(show_atom(index_atoms[i]) for i in _bits(before)))
     return InvariantFinding(FindingKind.OVERLAPS, Severity.WARNING, schema.name, message, f"overlaps {h.key[0]}",
-                            problem, prefix, step, (), None, fix, state)
+                            problem, prefix, step, (), None, fix, state,
+                            (("add", "precondition", apart[0][1]),) if apart else ())
 
 
 def _named_by_others(domain: Domain, mine: set[str]) -> set[str]:
@@ -382,6 +396,39 @@ def _treated_differently(domain: Domain, schema: ActionSchema, problem: Problem,
                 return InvariantFinding(FindingKind.TREATS_ALIKE_DIFFERENTLY, Severity.WARNING, schema.name, message,
                                         f"treats alike differently {param.name}", problem.name, tuple(prefix), step,
                                         (), None, fix)
+    return None
+
+
+def _literal(text: str) -> Literal:
+    """The literal of an edit, "(not (at ?obj ?room))" or "(at ?obj ?room)" (as the findings write them)."""
+    words = text.replace("(", " ( ").replace(")", " ) ").split()
+    if len(words) > 3 and words[1] == "not":
+        return Literal(Atom(words[3], tuple(words[4:-2])), positive=False)
+    return Literal(Atom(words[1], tuple(words[2:-1])))
+
+
+def apply_edits(schema: ActionSchema, edits: Iterable[tuple[str, str, str]]) -> ActionSchema:
+    """`schema` with a finding's edits made: literals added to or taken out of its precondition or effect."""
+    sections = {"precondition": list(schema.precondition), "effect": list(schema.effect)}
+    for op, section, text in edits:
+        literal, target = _literal(text), sections[section]
+        if op == "add" and literal not in target:
+            target.append(literal)
+        elif op == "remove":
+            target[:] = [x for x in target if x != literal]
+    return dataclasses.replace(schema, precondition=tuple(sections["precondition"]), effect=tuple(sections["effect"]))
+
+
+def edited_by_findings(schema: ActionSchema, findings: Iterable[InvariantFinding]
+                       ) -> tuple[ActionSchema, tuple[str, ...]] | None:
+    """`schema` with the edits of the first finding that has some made, and those edits in words; None when no
+    finding has an edit or it changes nothing. Uses no reference: the search judges the result as an answer."""
+    for f in findings:
+        if f.edits:
+            edited = apply_edits(schema, f.edits)
+            if edited != schema:
+                return edited, tuple(f"{op} {literal} {'to' if op == 'add' else 'from'} the {section} "
+                                     f"({f.kind.value})" for op, section, literal in f.edits)
     return None
 
 
@@ -464,6 +511,10 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                        for inv in tokens]
         ever_true = 0
         live: dict[tuple[int, str], tuple[str, ...]] = {}     # (parameter, object) -> where it first applied
+        own = (f"({schema.name} ", f"({action} ")
+        clean = [True] * len(space.states)       # reached, on the recorded path, without a step of this action
+        for n in range(1, len(space.states)):
+            clean[n] = clean[space.parent[n]] and not space.via[n].startswith(own)
         for number, state in enumerate(space.states):
             ever_true |= state
             for g in mine:
@@ -478,7 +529,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                 if after != state:
                     changed = True
                     repeats.check(others, state, after, deadline, problem=problem.name, g=g,
-                                  prefix=lambda n=number, sp=space: sp.prefix(n))
+                                  prefix=lambda n=number, sp=space: sp.prefix(n), clean=clean[number])
                     if (after ^ state) & fixed and not fixed_found:
                         fixed_found = True
                         found.append(_changed_fixed(placed, schema, problem.name, space.prefix(number), g, state,
