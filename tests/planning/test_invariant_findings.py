@@ -411,3 +411,19 @@ def test_a_macro_action_does_not_overlap_its_parts(bundles):
         check = check_answer(text, domain, "transfer")
         assert check.passed, check.findings
         assert {f.kind for f in judge_action(domain, problems, "transfer", check.action).findings} == kinds
+
+
+def test_an_answer_that_reaches_a_goal_another_action_is_for_bypasses_it(bundles):
+    """Qwen's blind miconic board that also serves the passenger (agreed on by two roots without tests): with it
+    no problem needs depart any more. With each bundled action in place every other action is needed by some
+    problem (test_no_equivalent_answer_nor_reference_action_is_ever_flagged), so no reference is flagged."""
+    bundle = bundles["miconic"]
+    text = bundle.domain.action("board").to_pddl().replace("(boarded ?p)", "(boarded ?p) (served ?p)", 1)
+    report, mutant = _judge(bundle, "board", text)
+    [finding] = report.findings
+    assert finding.kind is FindingKind.BYPASSES and finding.key == "bypasses depart"
+    assert "needs (depart ...) any more" in finding.message
+    assert finding.edits == (("remove", "effect", "(served ?p)"),)
+    from domain_drafter.planning.invariant_findings import apply_edits
+
+    assert canonical_action(apply_edits(mutant, finding.edits)) == canonical_action(bundle.domain.action("board"))

@@ -14,7 +14,7 @@ Acceptance rule (the blind judge's `Judgement.equivalent`): an answer is accepte
 - every problem of the domain stays solvable with the answer in place;
 - no undismissed invariant finding holds of it (breaks-invariant, never-applies, changes-nothing,
   changes-fixed-relation, undoes-goal, adds-nothing, overlaps,
-  treats-alike-differently; planning/invariant_findings.py);
+  treats-alike-differently, bypasses; planning/invariant_findings.py);
 - every case of the domain's tests passes, when the domain has a tests file;
 - without tests (no tests file, or `use_tests` False): another answer agrees with it, written independently
   (from another root of the search, so not its parent's revision) and passing too, and the same answer or

@@ -1,6 +1,6 @@
 """Invariant findings: what the domain's other actions say about one action, with no reference.
 
-Eight kinds, each shown with a reachable state of the domain with the action in place (explored
+Nine kinds, each shown with a reachable state of the domain with the action in place (explored
 breadth-first on every problem, so the state comes with the shortest plan prefix to it):
 
 - breaks-invariant: after the action, a group the other actions keep at exactly one atom has two
@@ -37,6 +37,9 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
   state and goal as they are, and no other action names either) where it applies with one in a parameter and,
   in no reachable state, with the other (gripper's drop that asks for (free right): it drops from left only).
   Only when the problem is explored completely.
+- bypasses: it adds atoms of a goal predicate that another action adds, and with it in place no problem needs
+  that action any more: every goal is reached without it (a miconic board that also serves the passenger: depart
+  is never needed). With each of the 32 bundled actions in place, every other action is needed by some problem.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from functools import lru_cache
 from domain_drafter.core.model import ActionSchema, Atom, Domain, Literal, Problem
 from domain_drafter.planning.grounding import GroundAction, Grounder, GroundingLimit, lift_atom, show_atom
 from domain_drafter.planning.invariants import DomainInvariants, Invariant, Part, find_invariants
-from domain_drafter.planning.state_space import explore
+from domain_drafter.planning.state_space import explore, goal_masks
 
 STATE_BUDGET = 50_000        # states explored per problem
 TIME_LIMIT_S = 2.0           # seconds of exploration per problem
@@ -66,6 +69,7 @@ class FindingKind(Enum):
     ADDS_NOTHING = "adds-nothing"
     OVERLAPS = "overlaps"
     TREATS_ALIKE_DIFFERENTLY = "treats-alike-differently"
+    BYPASSES = "bypasses"
 
 
 class Severity(Enum):
@@ -432,6 +436,30 @@ def edited_by_findings(schema: ActionSchema, findings: Iterable[InvariantFinding
     return None
 
 
+def _bypass_candidates(domain: Domain, schema: ActionSchema, action: str, problems: Sequence[Problem]
+                       ) -> dict[str, str]:
+    """The other actions that add atoms of a goal predicate the action adds too: name -> that predicate."""
+    goals = {lit.atom.predicate for problem in problems for lit in problem.goal if lit.positive}
+    mine = {lit.atom.predicate for lit in schema.effect if lit.positive and lit.atom.predicate in goals}
+    out: dict[str, str] = {}
+    for other in domain.actions:
+        if other.name not in (action, schema.name):
+            shared = sorted(mine & {lit.atom.predicate for lit in other.effect if lit.positive})
+            if shared:
+                out[other.name] = shared[0]
+    return out
+
+
+def _bypassed(schema: ActionSchema, other: str, predicate: str, names: str) -> InvariantFinding:
+    adds = [str(lit) for lit in schema.effect if lit.positive and lit.atom.predicate == predicate]
+    fix = f"take {adds[0]} out of the effect" if adds else None
+    message = (f"with ({schema.name} ...) in place, no problem of {names} needs ({other} ...) any more: every goal is "
+               f"reached without it, since ({schema.name} ...) adds ({predicate} ...), which ({other} ...) adds; "
+               f"if it is not meant to reach that goal itself, {fix or 'take that add out of the effect'}")
+    return InvariantFinding(FindingKind.BYPASSES, Severity.WARNING, schema.name, message, f"bypasses {other}",
+                            fix=fix, edits=(("remove", "effect", adds[0]),) if adds else ())
+
+
 def _tokens(domain: Domain, keeper: DomainInvariants, problems: Sequence[Problem]) -> list[Invariant]:
     """The fixed unary predicates (no other action changes them, no goal names them) of which every problem starts
     with exactly one atom: a token, such as track-building's (agent-at ?loc) while move-agent is judged. They bind
@@ -486,6 +514,8 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     overlap: InvariantFinding | None = None
     unlike: InvariantFinding | None = None
     named = _named_by_others(placed, {action, schema.name})
+    bypass = _bypass_candidates(placed, schema, action, problems)
+    needed: set[str] = set()                 # of `bypass`: some problem cannot reach its goal without it
     for problem in problems:
         try:
             grounder = Grounder(placed, problem, placed.fluent_predicates)
@@ -500,6 +530,19 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         if not space.complete:
             complete = False
             notes.append(f"{problem.name}: {space.stopped}")
+        for other in bypass.keys() - needed:
+            if not complete:
+                break
+            goal = goal_masks(grounder.index, problem.goal)
+            without, reached = explore([a for a in actions if a.key[0] != other], grounder.index,
+                                       grounder.init_state(), budget=budget,
+                                       deadline=time.perf_counter() + time_limit_s, goal=goal)
+            if reached is None:
+                if without.complete:
+                    needed.add(other)
+                else:
+                    complete = False
+                    notes.append(f"{problem.name} without {other}: {without.stopped}")
         groups = _Groups(placed, grounder, keeper)
         fixed = grounder.index.mask(a for a in grounder.index.atoms if a[0] in relations) if relations else 0
         lasting = (grounder.index.mask(a for a in grounder.index.atoms if a[0] in keeper.lasting)
@@ -581,6 +624,9 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         found.append(overlap)
     if unlike is not None and applied:
         found.append(unlike)
+    if complete and problems and applied:
+        for other in sorted(bypass.keys() - needed)[:1]:
+            found.append(_bypassed(schema, other, bypass[other], names))
     keys = set(dismissed)
     shown = tuple(f for f in found if f.key not in keys)
     apart = tuple(f for f in found if f.key in keys)
