@@ -300,6 +300,27 @@ def _added_nothing(schema: ActionSchema, names: str, covering: set[str] | None) 
     return InvariantFinding(FindingKind.ADDS_NOTHING, Severity.WARNING, schema.name, message, key)
 
 
+class _ByChange:
+    """The other ground actions by an atom they add and by an atom they delete: those that can make a change."""
+
+    def __init__(self, others: Sequence[GroundAction]):
+        self.adding: dict[int, list[GroundAction]] = {}
+        self.deleting: dict[int, list[GroundAction]] = {}
+        for h in others:
+            for i in _bits(h.add):
+                self.adding.setdefault(i, []).append(h)
+            for i in _bits(h.delete):
+                self.deleting.setdefault(i, []).append(h)
+
+    def making(self, state: int, after: int) -> list[GroundAction]:
+        """The actions that could turn `state` into `after`: those adding (else deleting) one atom that changed."""
+        gained = after & ~state
+        if gained:
+            return self.adding.get((gained & -gained).bit_length() - 1, [])
+        lost = state & ~after
+        return self.deleting.get((lost & -lost).bit_length() - 1, [])
+
+
 class _Repeats:
     """Whether every change the action makes another action also makes (from the same state, to the same state),
     which other actions make all of them, and the first change another action also makes (an overlap). Gives up
@@ -312,14 +333,14 @@ class _Repeats:
         self.overlap: tuple[str, tuple[str, ...], GroundAction, GroundAction, int] | None = None
         self.late = False
 
-    def check(self, others: Sequence[GroundAction], state: int, after: int, deadline: float, *, problem: str,
+    def check(self, others: _ByChange, state: int, after: int, deadline: float, *, problem: str,
               prefix: Callable[[], tuple[str, ...]], g: GroundAction, clean: bool) -> None:
         if self.late or (not self.possible and self.overlap is not None):
             return
         if time.perf_counter() > deadline:
             self.late, self.possible = True, False
             return
-        same = [h for h in others if h.applicable(state) and h.apply(state) == after]
+        same = [h for h in others.making(state, after) if h.applicable(state) and h.apply(state) == after]
         self.seen = True
         names = {h.key[0] for h in same}
         self.covering = names if self.covering is None else self.covering & names
@@ -548,7 +569,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         lasting = (grounder.index.mask(a for a in grounder.index.atoms if a[0] in keeper.lasting)
                    if keeper.lasting else 0)
         watches = {g.key: groups.watches(g) for g in mine}
-        others = [h for h in actions if h.key[0] not in (schema.name, action)]
+        others = _ByChange([h for h in actions if h.key[0] not in (schema.name, action)])
         deadline = time.perf_counter() + time_limit_s
         token_masks = [(inv, grounder.index.mask(a for a in grounder.index.atoms if a[0] == inv.parts[0].predicate))
                        for inv in tokens]
