@@ -39,8 +39,8 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
   Only when the problem is explored completely.
 - bypasses: it adds atoms of a goal predicate that another action adds, and with it in place no problem needs
   that action any more: every goal is reached without it (a miconic board that also serves the passenger: depart
-  is never needed). Not when it is a macro: where each change it makes (the first few per problem) the other
-  actions can make in some steps (gripper's new transfer, a move and a drop in one, makes drop unneeded, rightly).
+  is never needed). Not when it is a macro: where each change it makes that no other action makes in one step (the
+  first few per problem) the other actions can make in some steps (gripper's new transfer, a move and a drop in one, makes drop unneeded, rightly).
   With each of the 32 bundled actions in place, every other action is needed by some problem. Said only of an
   answer with no other finding (a breach it makes is the thing to fix first).
 """
@@ -612,7 +612,9 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                 after = g.apply(state)
                 if after != state:
                     changed = True
-                    if bypass and sampled < SAMPLED_CHANGES:
+                    # sampled where no other action makes the same change in one step: those tell a macro
+                    if bypass and sampled < SAMPLED_CHANGES and not any(
+                            h.applicable(state) and h.apply(state) == after for h in others.making(state, after)):
                         sampled += 1
                         samples.append((rest, grounder.index, state, after))
                     repeats.check(others, state, after, deadline, problem=problem.name, g=g,
