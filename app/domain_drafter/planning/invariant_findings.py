@@ -37,7 +37,7 @@ breadth-first on every problem, so the state comes with the shortest plan prefix
   state and goal as they are, and no other action names either) where it applies with one in a parameter and,
   in no reachable state, with the other (gripper's drop that asks for (free right): it drops from left only).
   Only when the problem is explored completely.
-- bypasses: it adds atoms of a goal predicate that another action adds, and with it in place no problem needs
+- bypasses: it adds atoms of a predicate that another action adds, and with it in place no problem needs
   that action any more: every goal is reached without it (a miconic board that also serves the passenger: depart
   is never needed). Not when it is a macro: where each change it makes that no other action makes in one step (the
   first few per problem) the other actions can make in some steps (gripper's new transfer, a move and a drop in one, makes drop unneeded, rightly).
@@ -463,13 +463,14 @@ def edited_by_findings(schema: ActionSchema, findings: Iterable[InvariantFinding
 
 def _bypass_candidates(domain: Domain, schema: ActionSchema, action: str, problems: Sequence[Problem]
                        ) -> dict[str, str]:
-    """The other actions that add atoms of a goal predicate the action adds too: name -> that predicate."""
+    """The other actions that add atoms of a predicate the action adds too: name -> that predicate (a goal's first)."""
     goals = {lit.atom.predicate for problem in problems for lit in problem.goal if lit.positive}
-    mine = {lit.atom.predicate for lit in schema.effect if lit.positive and lit.atom.predicate in goals}
+    mine = {lit.atom.predicate for lit in schema.effect if lit.positive}
     out: dict[str, str] = {}
     for other in domain.actions:
         if other.name not in (action, schema.name):
-            shared = sorted(mine & {lit.atom.predicate for lit in other.effect if lit.positive})
+            shared = sorted(mine & {lit.atom.predicate for lit in other.effect if lit.positive},
+                            key=lambda name: (name not in goals, name))
             if shared:
                 out[other.name] = shared[0]
     return out
