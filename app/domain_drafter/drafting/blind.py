@@ -20,8 +20,8 @@ Acceptance rule (the blind judge's `Judgement.equivalent`): an answer is accepte
   (from another root of the search, so not its parent's revision) and passing too, and the same answer or
   proven equivalent to it, one candidate against the other (drafting/judges.AgreementJudge). Why: without
   tests the first three accept answers that are wrong in ways no invariant sees (a missing or an extra
-  precondition: 22 of 60 accepted answers over 1,121 answers models wrote here, 37%); two independent answers
-  that agree are wrong together less often (6 of 33, 18%: tests/perf/measure_agreement.py).
+  precondition: 19 of 57 accepted answers over 1,134 answers models wrote here, 33%); two independent answers
+  that agree are wrong together less often (4 of 31, 13%: tests/perf/measure_agreement.py).
 Among answers not accepted the ranking is the checks judge's key: passing the checks first, then
 the share of problems solvable and test cases passed.
 
