@@ -461,14 +461,14 @@ def edited_by_findings(schema: ActionSchema, findings: Iterable[InvariantFinding
     return None
 
 
-def _bypass_candidates(domain: Domain, schema: ActionSchema, action: str, problems: Sequence[Problem]
+def _bypass_candidates(domain: Domain, schema: ActionSchema, mine: set[str], problems: Sequence[Problem]
                        ) -> dict[str, str]:
     """The other actions that add atoms of a predicate the action adds too: name -> that predicate (a goal's first)."""
     goals = {lit.atom.predicate for problem in problems for lit in problem.goal if lit.positive}
     mine = {lit.atom.predicate for lit in schema.effect if lit.positive}
     out: dict[str, str] = {}
     for other in domain.actions:
-        if other.name not in (action, schema.name):
+        if other.name not in mine:
             shared = sorted(mine & {lit.atom.predicate for lit in other.effect if lit.positive},
                             key=lambda name: (name not in goals, name))
             if shared:
@@ -552,8 +552,9 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     repeats = _Repeats()
     overlap: InvariantFinding | None = None
     unlike: InvariantFinding | None = None
-    named = _named_by_others(placed, {action, schema.name})
-    bypass = _bypass_candidates(placed, schema, action, problems)
+    mine_names = {action, schema.name}        # the judged action's names: every other action is "another"
+    named = _named_by_others(placed, mine_names)
+    bypass = _bypass_candidates(placed, schema, mine_names, problems)
     needed: set[str] = set()                 # of `bypass`: some problem cannot reach its goal without it
     samples: list[tuple[list[GroundAction], object, int, int]] = []   # changes it makes, to tell a macro by
     for problem in problems:
@@ -588,7 +589,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
         lasting = (grounder.index.mask(a for a in grounder.index.atoms if a[0] in keeper.lasting)
                    if keeper.lasting else 0)
         watches = {g.key: groups.watches(g) for g in mine}
-        rest = [h for h in actions if h.key[0] not in (schema.name, action)]
+        rest = [h for h in actions if h.key[0] not in mine_names]
         sampled = 0
         others = _ByChange(rest)
         deadline = time.perf_counter() + time_limit_s
@@ -596,7 +597,7 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
                        for inv in tokens]
         ever_true = 0
         live: dict[tuple[int, str], tuple[str, ...]] = {}     # (parameter, object) -> where it first applied
-        own = (f"({schema.name} ", f"({action} ")
+        own = tuple(f"({name} " for name in mine_names)
         clean = [True] * len(space.states)       # reached, on the recorded path, without a step of this action
         for n in range(1, len(space.states)):
             clean[n] = clean[space.parent[n]] and not space.via[n].startswith(own)
