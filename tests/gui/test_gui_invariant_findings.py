@@ -152,3 +152,49 @@ def test_starter_cases_are_offered_for_a_domain_without_tests_and_a_kept_one_run
         qtbot.mouseClick(authoring.accept_button, Qt.MouseButton.LeftButton)
     verdicts = {r.name: r.verdict for r in authoring.tests.last.report.results}
     assert verdicts == {"never-at-with-carry": Verdict.FAIL}
+
+
+def test_apply_edit_makes_the_findings_edit_in_the_answer_judges_it_again_and_undo_takes_it_back(
+        qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path))
+    select(qtbot, window, "gripper", "pick")
+    editor = window.answer_panel.editor
+    editor.setPlainText(PICK_KEEPS_AT)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+    assert window.result_panel.badge.text() != "Equivalent"
+    window.domain_tests.show()
+    box = window.domain_tests.panel.findings
+    box.list.setCurrentRow(0)
+    assert box.edit_button.isEnabled()
+    assert "add (not (at ?obj ?room)) to the effect" in box.edit_button.toolTip()
+
+    # an answer edited since its verdict is not edited again: the finding is of the old text
+    editor.setPlainText(PICK_KEEPS_AT + " ")
+    qtbot.mouseClick(box.edit_button, Qt.MouseButton.LeftButton)
+    assert editor.toPlainText() == PICK_KEEPS_AT + " " and "Not edited" in window.status_label.text()
+    editor.setPlainText(PICK_KEEPS_AT)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+    box.list.setCurrentRow(0)
+
+    # Apply edit: the literal added to the effect, the answer judged again (now the reference's pick), no findings
+    assert run_job(qtbot, window, lambda: qtbot.mouseClick(box.edit_button, Qt.MouseButton.LeftButton)) == (
+        "evaluate", "finished")
+    assert "(not (at ?obj ?room))" in editor.toPlainText()
+    assert window.result_panel.badge.text() == "Equivalent"
+    assert warnings(window) == [] and box.rows() == [] and not box.edit_button.isEnabled()
+
+    # one Undo takes the edit back
+    editor.undo()
+    assert editor.toPlainText() == PICK_KEEPS_AT
+
+
+def test_a_dismissed_finding_offers_no_edit(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path))
+    select(qtbot, window, "gripper", "pick")
+    window.answer_panel.editor.setPlainText(PICK_KEEPS_AT)
+    assert run_job(qtbot, window, window.evaluate_action.trigger) == ("evaluate", "finished")
+    window.domain_tests.show()
+    box = window.domain_tests.panel.findings
+    click_finding_button(qtbot, window)
+    box.list.setCurrentRow(0)
+    assert box.rows() == [(KEY, True)] and not box.edit_button.isEnabled()

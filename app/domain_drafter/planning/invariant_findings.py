@@ -456,9 +456,14 @@ def edited_by_findings(schema: ActionSchema, findings: Iterable[InvariantFinding
         if f.edits:
             edited = apply_edits(schema, f.edits)
             if edited != schema:
-                return edited, tuple(f"{op} {literal} {'to' if op == 'add' else 'from'} the {section} "
-                                     f"({f.kind.value})" for op, section, literal in f.edits)
+                return edited, tuple(f"{edit_in_words(edit)} ({f.kind.value})" for edit in f.edits)
     return None
+
+
+def edit_in_words(edit: tuple[str, str, str]) -> str:
+    """`add (not (at ?obj ?room)) to the effect`: one of a finding's edits as the search and the app say it."""
+    op, section, literal = edit
+    return f"{op} {literal} {'to' if op == 'add' else 'from'} the {section}"
 
 
 def _bypass_candidates(domain: Domain, schema: ActionSchema, mine: set[str], problems: Sequence[Problem]

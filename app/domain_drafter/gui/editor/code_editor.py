@@ -216,12 +216,16 @@ class CodeEditor(QPlainTextEdit):
         except UnbalancedError:
             return "Not formatted: a '(' is never closed (see the findings after Evaluate)."
         if formatted != text:
-            cursor = QTextCursor(self.document())
-            cursor.beginEditBlock()
-            cursor.select(QTextCursor.SelectionType.Document)
-            cursor.insertText(formatted)
-            cursor.endEditBlock()
+            self.replace_all(formatted)
         return ""
+
+    def replace_all(self, text: str) -> None:
+        """The whole text replaced as one step Undo takes back (Format, a finding's Apply edit)."""
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(text)
+        cursor.endEditBlock()
 
     # --- tooltips at the underline ---------------------------------------------------------
     def event(self, event: QEvent) -> bool:

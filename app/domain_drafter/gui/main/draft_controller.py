@@ -23,6 +23,7 @@ from domain_drafter.gui.state.workers import JobKind, TaskWorker
 from domain_drafter.llm.backend import GenerationStats
 from domain_drafter.llm.models import ModelEntry
 from domain_drafter.planning.evaluate import EvaluationResult
+from domain_drafter.planning.invariant_findings import apply_edits, edit_in_words
 
 TOKEN_FLUSH_MS = 40
 STOP_WORDS = {"length": "stopped at the Max new tokens limit", "stop": "stopped at a stop sequence",
@@ -106,6 +107,21 @@ class DraftController(QObject):
                 or bundle.folder != folder or shown.action != action):
             return
         self.show_result(replace(shown, invariants=shown.invariants.with_dismissed(keys)))
+
+    def apply_finding_edit(self, action: str, key: str) -> str | None:
+        """Make the edit the shown answer's invariant finding `key` says, in the editor (one step Undo takes back),
+        and return it in words; None when the verdict on screen is not of the editor's text or of `action`, or
+        the finding says no edit. The caller judges the new text (the verdict shown is of the old one)."""
+        result = self.result_panel.result
+        if (not self._fresh or result is None or result.action != action or result.invariants is None
+                or result.check.action is None):
+            return None
+        finding = next((f for f in result.invariants.findings if f.key == key and f.edits), None)
+        if finding is None:
+            return None
+        edited = apply_edits(result.check.action, finding.edits)
+        self.answer_panel.editor.replace_all(edited.to_pddl(indent=""))
+        return "; ".join(edit_in_words(edit) for edit in finding.edits)
 
     def _on_edited(self) -> None:
         if self._fresh:

@@ -85,6 +85,7 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         self.model_status.failed.connect(self._on_model_failed)
         self.drafts.generated.connect(self._on_generated)
         self.drafts.result_shown.connect(self.domain_tests.show_findings)   # the Tests panel lists the invariant findings
+        self.domain_tests.panel.findings.edit_requested.connect(self.apply_finding_edit)
         self.drafts.evaluated.connect(self.model_status.show_evaluation)
         self.runner.busy_changed.connect(self._on_busy_changed)
         self.runner.job_ended.connect(self.job_ended)
@@ -357,6 +358,18 @@ class MainWindow(WindowClosingMixin, WindowSettingsMixin, WindowFilesMixin, QMai
         self.result_panel.refresh_colours()
         for view in (self.answer_panel.finding_list, self.result_panel.plan_view, self.result_panel.are_table):
             view.viewport().update()
+
+    def apply_finding_edit(self, action: str, key: str) -> None:
+        """The Tests panel's Apply edit: the finding's edit made in the answer, then judged again."""
+        if self.runner.busy:
+            self.show_status("Not edited: wait for the running job to end (or Stop it)")
+            return
+        done = self.drafts.apply_finding_edit(action, key)
+        if done is None:
+            self.show_status("Not edited: the answer changed since it was judged; press Evaluate first")
+            return
+        self.show_status(f"Edited: {done}; judging it again (Edit ▸ Undo takes the edit back)")
+        self.evaluate()
 
     def format_answer(self) -> None:
         """Edit ▸ Format: the answer in canonical indented form, comments kept (one undo step)."""

@@ -1,16 +1,18 @@
-"""A titled list with one button under it, for the row selected: the Tests panel's findings and starter cases."""
+"""A titled list with buttons under it, for the row selected: the Tests panel's findings and starter cases."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
 
 class ListBox(QWidget):
-    """`title` (wrapped) over a word-wrapped list, `button` (disabled until a subclass enables it) under it.
-    `name` prefixes the object names: NAMETitle, and the list's `list_name`."""
+    """`title` (wrapped) over a word-wrapped list, `button` and then `more` (disabled until a subclass enables
+    them) under it. `name` prefixes the object names: NAMETitle, and the list's `list_name`."""
 
     def __init__(self, title: str, button: QPushButton, *, name: str, list_name: str,
-                 parent: QWidget | None = None):
+                 more: Sequence[QPushButton] = (), parent: QWidget | None = None):
         super().__init__(parent)
         self.title = QLabel(title)
         self.title.setObjectName(f"{name}Title")
@@ -18,9 +20,10 @@ class ListBox(QWidget):
         self.list = QListWidget()
         self.list.setObjectName(list_name)
         self.list.setWordWrap(True)
-        button.setEnabled(False)
         buttons = QHBoxLayout()
-        buttons.addWidget(button)
+        for each in (button, *more):
+            each.setEnabled(False)
+            buttons.addWidget(each)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -35,5 +38,5 @@ class ListBox(QWidget):
         self._update_button()
 
     def _update_button(self) -> None:
-        """Enable the button for the row selected (each box says when)."""
+        """Enable the buttons for the row selected (each box says when)."""
         raise NotImplementedError
