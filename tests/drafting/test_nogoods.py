@@ -90,6 +90,20 @@ def test_only_the_actions_first_step_and_a_sure_lifting_teach(bundles):
     assert from_failed_tests(bundle, "stack", [must_fail], literals) == ()   # that plan had to fail
 
 
+def test_a_constant_bound_to_no_parameter_teaches_the_literal_as_written(bundles):
+    """Gripper move asking for both grippers free (Qwen wrote it in 8 of 16 calls, with tests, blind): the
+    plan's third step moves with a ball in each gripper, so `(free right)` and `(free left)` are learned as
+    written; `roomc` is bound to no parameter and is no constant, so nothing is learned of `(at-robby roomc)`."""
+    bundle = bundles["gripper"]
+    literals = precondition_literals(bundle, "move")
+    assert {"(free right)", "(free left)"} <= set(literals)
+    plan = ("(pick ball1 rooma left)", "(pick ball2 rooma right)", "(move rooma roomb)")
+    both = _failed(plan, 3, ("(free right)", "(free left)"))
+    assert set(from_failed_tests(bundle, "move", [both], literals)) == {"(free right)", "(free left)"}
+    elsewhere = _failed(("(move rooma roomb)",), 1, ("(at-robby roomc)", "(free left)"))
+    assert from_failed_tests(bundle, "move", [elsewhere], literals) == ("(free left)",)
+
+
 def test_a_blind_search_never_writes_a_learned_literal_again(tiny_backend, evaluator, bundles):
     """On the tiny model: once an answer's failed tests name a literal, no later model-written answer's
     precondition holds it, and some literal is learned on the way (else the test shows nothing)."""

@@ -12,7 +12,8 @@ is one that every answer holding it fails, whatever else that answer says, so re
 - After each judged answer, `from_failed_tests`: a test case whose plan must be executable (`plan`,
   `applicable`, `effect`) fails at a step of this action, its first step of this action, on a precondition
   literal. The state before that step is the other actions' doing only, so every answer holding that literal,
-  lifted over the action's parameters (each object bound to exactly one parameter), fails that case too.
+  lifted over the action's parameters (each object bound to exactly one parameter, or a constant of the domain
+  bound to none, which stays as written: gripper's `(free right)` in a move), fails that case too.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def from_failed_tests(bundle: DomainBundle, action: str, failures: Iterable[Case
     false where the action must apply at its first step in the plan (see the module's docstring)."""
     spelled = {spelled_literal(lit): lit for lit in literals}
     schema = bundle.domain.action_map.get(action.lower())
+    constants = {c.name.lower() for c in bundle.domain.constants}
     out: dict[str, None] = {}
     for result in failures:
         ev = result.evidence
@@ -93,8 +95,9 @@ def from_failed_tests(bundle: DomainBundle, action: str, failures: Iterable[Case
         for atom in ev.validation.atoms:
             words = literal_words(atom)
             objects = words[2:] if words[:1] == ("not",) else words[1:]
-            if any(key[1:].count(o) != 1 for o in objects):
-                continue                    # an object bound to no parameter or to two: the lifting is not sure
+            if any(key[1:].count(o) > 1 or (key[1:].count(o) == 0 and o.lower() not in constants) for o in objects):
+                continue                    # an object bound to two parameters, or to none and not a constant:
+                                            # the lifting is not sure
             lifted = spelled.get(spelled_literal(lift_atom(atom, key, bundle.domain)))
             if lifted is not None:
                 out[lifted] = None
