@@ -277,6 +277,32 @@ def test_an_effect_literal_that_leaves_only_judged_answers_is_refused_as_early_a
     assert not other.repeats(" (not (at ?truck ?to))", other.state())   # judged with another precondition
 
 
+def test_a_precondition_that_leaves_only_judged_effects_is_refused_as_early_as_certain(bundles):
+    """gripper move, as Qwen2.5-Coder 1.5B wrote it with tests, blind (8 of its 16 calls were the first answer
+    again): after `(not (at-robby ?to))` in the precondition, the effect may not touch at-robby (gripper has no
+    :negative-preconditions) and may not delete a gripper's `free` (the search forbids it), so once the four
+    effects on `free` are judged, that literal, and closing the precondition after it, lead only to judged answers.
+    With one of them judged, both stay open."""
+    grammar = ActionGrammar(bundles["gripper"].domain, "move")
+    assert grammar.static_negations
+    forbidden = ((), ("(not (free left))", "(not (free right))"))   # as the search forbids them (unbalanced deletes)
+    head = ("(:action move\n  :parameters (?from ?to - room)\n  :precondition (and (at-robby ?from) (free right) "
+            "(free left)")
+    pre = head + " (not (at-robby ?to)))\n  :effect (and "
+    judged = [pre + effect + "))" for effect in ("(free right) (free left)", "(free right)", "(free left)", "")]
+    for told, refused in ((judged[:1], False), (judged, True)):
+        guard = LiteralGuard(grammar.literal_sets(), forbidden, told, static_negations=True)
+        guard.text = head + " (not (at-robby ?to))"
+        assert guard.repeats(")", guard.state()) is refused           # closing the precondition
+        guard.text = head + " "
+        state = guard.state()
+        assert guard.repeats("(not (at-robby ?to))", state) is refused
+        assert guard.repeats("(not (at", state) is refused              # as early as it is certain
+        assert not guard.repeats("(at-robby ?to)", state)                # another precondition stays open
+        guard.text = head
+        assert not guard.repeats(")", guard.state())                     # and closing before it
+
+
 def test_an_effect_on_a_predicate_the_precondition_negates_is_refused_without_negative_preconditions(bundles):
     """Track-building has no :negative-preconditions: an answer that negates `has-track` in its precondition and
     builds the track is a BPError with itself in place, so the guard refuses that effect; with the flag off it

@@ -17,7 +17,9 @@ them out of its parent's answer) are refused like repeats from the start of thei
 answer's sections would hold the same literals as one of them (the signature is the grammar's), so a call that would
 repeat one writes another literal instead of being wasted; and an effect literal after which every effect that can
 still follow is judged (a dead end: measured on depot `drive`, ten calls in a row wrote the one answer that the two
-literals `(not (at ?truck ?from)) (not (at ?truck ?to))` leave) is refused like a repeat, as early as that is certain.
+literals `(not (at ?truck ?from)) (not (at ?truck ?to))` leave) is refused like a repeat, as early as that is certain;
+so are closing the precondition where every effect that can follow it is judged with it, and a precondition
+literal after which every precondition that can follow closes so.
 With `static_negations` (a domain without :negative-preconditions), an effect literal on a predicate the precondition
 negates is refused like a repeat: a negated predicate must stay static. `exclusive` pairs of precondition literals
 (two that no reachable state makes true together, from the domain's proven invariants: planning/invariants.py
@@ -161,6 +163,8 @@ class LiteralGuard:
         self._live: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
         self._dead: dict[tuple[frozenset[str], frozenset[str]], frozenset[str]] = {}
         self._dead_now: tuple[str, frozenset[str]] | None = None   # (the text, its dead ends): one parse per token
+        self._closed_dead: dict[frozenset[str], bool] = {}          # precondition -> only judged effects follow it
+        self._pre_dead: dict[frozenset[str], frozenset[str]] = {}   # precondition so far -> its dead-end literals
         self.text = ""
         self.banned = 0          # tokens banned so far (for tests and the log)
         self.stuck = False       # the last mask found no token that neither repeats nor closes a judged answer
@@ -221,13 +225,36 @@ class LiteralGuard:
         return bool(self._judged) and written_literals(self.text + piece) in self._judged
 
     def _live_prefixes(self, section: int, written: set[str]) -> frozenset[str]:
-        dead = self._dead_ends() if section == 1 and self._judged else frozenset()
+        dead = self._dead_ends(section) if self._judged else frozenset()
         key = (section, frozenset(written | dead))
         if key not in self._live:
             self._live[key] = _prefixes(self._literals[section] - written - dead)
         return self._live[key]
 
-    def _dead_ends(self) -> frozenset[str]:
+    def _dead_ends(self, section: int) -> frozenset[str]:
+        """The literals of `section` that, written next, leave only answers judged before to be written."""
+        return self._effect_dead_ends() if section == 1 else self._precondition_dead_ends()
+
+    def _precondition_dead_ends(self) -> frozenset[str]:
+        """The precondition literals after which every precondition that can follow (it, with any of the other
+        literals neither written nor negated) closes into one that leaves only judged effects: gripper `move`'s
+        `(not (at-robby ?to))` after `(at-robby ?from) (free right) (free left)`, once its four effects were judged."""
+        pre = written_literals(self.text)[0]
+        if pre not in self._pre_dead:
+            dead: set[str] = set()
+            if any(p >= pre for p, _ in self._judged):
+                forbidden = {spelled_literal(lit) for lit in self._forbidden[0]}
+                spelled = {spelled_literal(lit): lit for lit in self._literals[0]
+                           if spelled_literal(lit) not in forbidden}
+                free = {lit for lit in spelled if lit not in pre and _complement(lit) not in pre}
+                for lit in free:
+                    grown = _effects(pre | {lit}, free - {lit, _complement(lit)}, len(self._judged) + 1)
+                    if all(self.closes_into_judged(p) for p in grown):
+                        dead.add(spelled[lit])
+            self._pre_dead[pre] = frozenset(dead)
+        return self._pre_dead[pre]
+
+    def _effect_dead_ends(self) -> frozenset[str]:
         """The effect literals that, written next, leave only answers judged before to close the effect into:
         every effect that can still follow (the literals written, that one, and any of the others that are
         neither written nor negated) is one judged with this precondition. Refused like repeats, so the call
@@ -240,18 +267,36 @@ class LiteralGuard:
             near = {e for p, e in self._judged if p == pre and e >= eff}
             dead: set[str] = set()
             if near:
-                spelled = {spelled_literal(lit): lit for lit in self._literals[1]}
-                forbidden = {spelled_literal(lit) for lit in self._forbidden[1]}
-                forbidden |= {spelled_literal(lit) for lit in self._kept_static_by(pre)} if self._static_negations else set()
-                forbidden |= {spelled_literal(lit) for lit in self._no_ops_by(pre)} if self._exclusive else set()
-                free = {lit for lit in spelled if lit not in eff and _complement(lit) not in eff
-                        and lit not in forbidden}
+                spelled = self._effect_choices(pre)
+                free = {lit for lit in spelled if lit not in eff and _complement(lit) not in eff}
                 for lit in free:
                     if all(e in near for e in _effects(eff | {lit}, free - {lit, _complement(lit)}, len(near) + 1)):
                         dead.add(spelled[lit])
             self._dead[key] = frozenset(dead)
         self._dead_now = (self.text, self._dead[key])
         return self._dead[key]
+
+    def _effect_choices(self, pre: frozenset[str]) -> dict[str, str]:
+        """The effect literals an answer with precondition `pre` may hold, spelled -> as the grammar writes them:
+        all but the forbidden ones, those on a predicate `pre` negates (`static_negations`) and those that do
+        nothing where `pre` holds (with `exclusive`)."""
+        refused = set(self._forbidden[1])
+        refused |= self._kept_static_by(pre) if self._static_negations else set()
+        refused |= self._no_ops_by(pre) if self._exclusive else set()
+        refused_spelled = {spelled_literal(lit) for lit in refused}
+        return {spelled_literal(lit): lit for lit in self._literals[1] if spelled_literal(lit) not in refused_spelled}
+
+    def closes_into_judged(self, pre: frozenset[str] | None = None) -> bool:
+        """True if the precondition `pre` (None: the one written so far), closed, leaves only effects judged with
+        it before: Qwen wrote gripper `move` with `(not (at-robby ?to))` in its precondition, after which (no
+        :negative-preconditions, so at-robby must stay static) only effects on `free` were left, and once those four
+        were judged it wrote the first again, 8 of its 16 calls."""
+        pre = written_literals(self.text)[0] if pre is None else pre
+        if pre not in self._closed_dead:
+            near = {e for p, e in self._judged if p == pre}
+            self._closed_dead[pre] = bool(near) and all(
+                e in near for e in _effects(frozenset(), set(self._effect_choices(pre)), len(near) + 1))
+        return self._closed_dead[pre]
 
     def repeats(self, piece: str, state: tuple[int, set[str], str]) -> bool:
         """True if writing `piece` now can only end in a literal already written in this section."""
@@ -262,13 +307,15 @@ class LiteralGuard:
             if i == len(text):    # a space, which the grammar writes only before another literal
                 return not self._live_prefixes(section, written)
             if text[i] != "(":    # the conjunction's closing parenthesis
-                return section == 1 and text[i] == ")" and self.closes_judged(piece)
+                if text[i] != ")" or not self._judged:
+                    return False
+                return self.closes_judged(piece) if section == 1 else self.closes_into_judged()
             text = text[i:]
         depth = 0
         for i, ch in enumerate(text):
             depth += (ch == "(") - (ch == ")")
             if depth == 0:        # the literal is written, and the piece may close the conjunction too
-                if text[:i + 1] in written or (section == 1 and self._judged and text[:i + 1] in self._dead_ends()):
+                if text[:i + 1] in written or (self._judged and text[:i + 1] in self._dead_ends(section)):
                     return True
                 return section == 1 and text[i + 1:].lstrip(" \n\t").startswith(")") and self.closes_judged(piece)
         return text in self._all_prefixes[section] and text not in self._live_prefixes(section, written)
