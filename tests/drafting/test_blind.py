@@ -118,10 +118,10 @@ def test_blind_guided_search_keeps_refuse_judged_and_drops_forbid_removed():
     assert guided.budget == 4
 
 
-def _forced(text: str) -> DraftOptions:
+def _forced(text: str, max_tokens: int = 200) -> DraftOptions:
     """Decoding whose grammar lets the real tiny model write only `text`."""
     literal = '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-    return DraftOptions(decoding=DecodingOptions(max_tokens=200, grammar=f"root ::= {literal}"))
+    return DraftOptions(decoding=DecodingOptions(max_tokens=max_tokens, grammar=f"root ::= {literal}"))
 
 
 PICK_KEEPS_AT = """(:action pick :parameters (?obj - ball ?room - room ?g - gripper)
@@ -149,3 +149,31 @@ def test_an_invariant_finding_s_edit_is_judged_as_a_quick_fix_and_can_end_a_blin
         assert fix.repair_of == answer.id and fix.stats.generated_tokens == 0
         assert fix.repairs == ("add (not (at ?obj ?room)) to the effect (breaks-invariant)",)
         assert reference_verdict(gripper, "pick", fix.answer, evaluator).equivalent
+
+
+STACK_UNPACKS_THE_BOTTOM = """(:action stack
+  :parameters (?bottom ?top - item)
+  :precondition (and (nothing-above ?bottom) (packed ?bottom) (unpacked ?top) (heavier ?bottom ?top))
+  :effect (and (packed ?top) (not (unpacked ?top)) (not (packed ?bottom)) (not (nothing-above ?bottom)) (nothing-above ?top)))"""
+
+
+def test_the_tests_quick_fix_is_judged_as_a_node_and_can_end_a_blind_search(tiny_backend, evaluator, bundles):
+    """Qwen2.5-Coder 1.5B's heavy-pack stack (blind, with tests; three negated `heavier` preconditions left out here)
+    that unpacks the item below: some of heavy-pack's
+    tests fail, and the smallest edit after which they all pass (planning/quick_fixes.py) is judged as a node at
+    no model call; the blind judge accepts it and the reference, after, proves it Equivalent. The domain's tests
+    are the judge's own, and without them (the no-tests blind judge) there is no such fix."""
+    heavy = bundles["heavy-pack"]
+    setup = blind_setup(heavy, "stack", evaluator, SearchOptions(budget=2, width=1))
+    result = search_action(setup.bundle, "stack", tiny_backend, evaluator, load_bundled(),
+                           _forced(STACK_UNPACKS_THE_BOTTOM, 600), setup.options, judge=setup.judge)
+    answer, fix = result.nodes[0], result.nodes[-1]
+    assert answer.judgement.fails_tests and not answer.judgement.findings
+    assert result.calls == 1 and result.stopped == "equivalent" and result.best is fix
+    assert fix.repair_of == answer.id and fix.stats.generated_tokens == 0
+    assert fix.repairs == ("remove (packed ?bottom) from the delete list (tests)",)
+    assert reference_verdict(heavy, "stack", fix.answer, evaluator).equivalent
+    untested = blind_setup(heavy, "stack", evaluator, SearchOptions(budget=1, width=1), use_tests=False)
+    alone = search_action(untested.bundle, "stack", tiny_backend, evaluator, load_bundled(),
+                          _forced(STACK_UNPACKS_THE_BOTTOM, 600), untested.options, judge=untested.judge)
+    assert all(not any(r.endswith("(tests)") for r in n.repairs) for n in alone.nodes)

@@ -12,7 +12,9 @@ the literals its parent was told to take out, `refuse_judged` refuses any answer
 Answers equal up to renaming and order are merged: judged once, never expanded twice. With `repair`,
 a check-failing answer's quick fix (core/answer_repair.py) is judged as a node of its own (no model
 call), and so is, for an answer that passes the checks but has an invariant finding whose fix is an edit
-(the blind judge's: "add (not (at ?obj ?room)) to the effect"), the answer with that edit made; a call that
+(the blind judge's: "add (not (at ?obj ?room)) to the effect"), the answer with that edit made, and for an
+answer that fails the domain's tests (the judge without a reference runs them), the answer with the smallest
+edits after which every case passes (planning/quick_fixes.py: one atom added or removed, or two); a call that
 repeats itself is ended at the third copy. With an `AgreementJudge` (the blind judge
 without tests, drafting/blind.py) an answer it accepts still waits: it is accepted once an answer of another
 root's lineage passes too and is the same answer or proven equivalent to it (`agreed`).
@@ -40,10 +42,12 @@ from domain_drafter.core.answer_repair import Repair, repair_answer
 from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import DomainBundle
 from domain_drafter.core.classes import Subclass
+from domain_drafter.core.domain_tests import DomainTests
 from domain_drafter.core.errors import DrafterError, ModelError, UsageError
 from domain_drafter.core.model import canonical_action
 from domain_drafter.core.prompt import Prompt, PromptTemplate, build_prompt, load_template
 from domain_drafter.core.tasks import Cancelled, TaskState
+from domain_drafter.core.tests_files import domain_tests_of
 from domain_drafter.drafting.feedback import ISSUES_SHOWN, explored, follow_up, judgement_feedback
 from domain_drafter.drafting.judges import (
     AGREEMENT_PEERS,
@@ -69,6 +73,7 @@ from domain_drafter.llm.grammar import ActionGrammar
 from domain_drafter.planning.evaluate import Evaluator
 from domain_drafter.planning.invariant_findings import edited_by_findings, invariants_without
 from domain_drafter.planning.invariants import exclusive_preconditions, unbalanced_deletes
+from domain_drafter.planning.quick_fixes import quick_fixes
 
 _GENERIC = "it does not do what the description says; reconsider its preconditions and effects"
 
@@ -87,6 +92,25 @@ def _finding_fix(judgement: Judgement) -> Repair | None:
     """The answer with the edit its first invariant finding says made (no reference: planning/invariant_findings)."""
     edited = edited_by_findings(judgement.check.action, judgement.findings)
     return Repair(*edited) if edited is not None else None
+
+
+TESTS_FIX_TIME_S = 3.0   # seconds the tests' quick fix may look for one or two edits of a failing answer
+
+
+def _tests_fix(bundle: DomainBundle, action: str, judgement: Judgement, tests: DomainTests | None,
+               task: TaskState) -> Repair | None:
+    """The answer with the smallest edits (one atom added or removed, or two) after which every case of the
+    domain's tests passes (planning/quick_fixes.py), for an answer the judge ran the tests on and some failed;
+    None where no such edit is found within TESTS_FIX_TIME_S. The tests are the judge's own: no reference."""
+    schema = judgement.check.action
+    if tests is None or schema is None or not judgement.fails_tests:
+        return None
+    domain = bundle.domain.with_action(schema, replacing=action)
+    found = quick_fixes(domain, tests, actions=[schema.name], limit=1, time_limit_s=TESTS_FIX_TIME_S, task=task)
+    if not found.fixes:
+        return None
+    fix = found.fixes[0]
+    return Repair(fix.domain.action_map[schema.name], tuple(f"{edit} (tests)" for edit in fix.edits))
 
 
 def draft_decoding(bundle: DomainBundle, action: str, options: DraftOptions) -> DecodingOptions:
@@ -194,6 +218,7 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
     learned: dict[str, None] = {}       # forbid_learned: precondition literals no acceptable answer holds
     lineage: dict[int, int] = {}        # node id -> the root its answer descends from (a repair: its answer's)
     awaiting: list[int] = []            # agreement: the nodes that pass but wait for an independent peer
+    tests_read: dict[str, DomainTests | None] = {}   # the domain's tests, once an answer failed them
 
     def finish(stopped: Stopped, error: str | None = None) -> SearchResult:
         return SearchResult(prompts[0], options, tuple(nodes), stopped, spent["calls"], spent["generated"],
@@ -251,12 +276,20 @@ def search_action(bundle: DomainBundle, action: str, backend: GenerationBackend,
             fix = repair_answer(node.judgement.check, bundle.domain, revises=revises)
             if fix is None and node.judgement.findings and node.judgement.check.action is not None:
                 fix = _finding_fix(node.judgement)     # the blind judge's invariant findings, where they say an edit
+            if fix is None and node.judgement.fails_tests:
+                fix = _tests_fix(bundle, action, node.judgement, tests_of(), task)   # the judge's failing tests
             if fix is not None:
                 no_call = GenerationStats(0, 0, 0.0, 0.0, 0.0, "quick-fix")   # written by the repair, not the model
                 fixed = judged(fix.text, no_call, decoding_, parent, seed, node.id, fix.edits)
                 if fixed.judgement.equivalent:
                     return fixed
         return node
+
+    def tests_of() -> DomainTests | None:
+        """The domain's tests, read once (for `_tests_fix`: only an answer the judge ran them on asks)."""
+        if "tests" not in tests_read:
+            tests_read["tests"] = domain_tests_of(bundle)
+        return tests_read["tests"]
 
     def judged(key_text: str, stats: GenerationStats, decoding_: DecodingOptions, parent: SearchNode | None, seed: int,
                repair_of: int | None = None, repairs: tuple[str, ...] = ()) -> SearchNode:
