@@ -165,6 +165,7 @@ class LiteralGuard:
         self._dead_now: tuple[str, frozenset[str]] | None = None   # (the text, its dead ends): one parse per token
         self._closed_dead: dict[frozenset[str], bool] = {}          # precondition -> only judged effects follow it
         self._pre_dead: dict[frozenset[str], frozenset[str]] = {}   # precondition so far -> its dead-end literals
+        self._pre_now: tuple[str, frozenset[str]] | None = None        # (the text, its precondition's literals)
         self.text = ""
         self.banned = 0          # tokens banned so far (for tests and the log)
         self.stuck = False       # the last mask found no token that neither repeats nor closes a judged answer
@@ -239,7 +240,7 @@ class LiteralGuard:
         """The precondition literals after which every precondition that can follow (it, with any of the other
         literals neither written nor negated) closes into one that leaves only judged effects: gripper `move`'s
         `(not (at-robby ?to))` after `(at-robby ?from) (free right) (free left)`, once its four effects were judged."""
-        pre = written_literals(self.text)[0]
+        pre = self._precondition_now()
         if pre not in self._pre_dead:
             dead: set[str] = set()
             if any(p >= pre for p, _ in self._judged):
@@ -253,6 +254,12 @@ class LiteralGuard:
                         dead.add(spelled[lit])
             self._pre_dead[pre] = frozenset(dead)
         return self._pre_dead[pre]
+
+    def _precondition_now(self) -> frozenset[str]:
+        """The precondition's literals written so far (asked once per candidate token: parsed once per text)."""
+        if self._pre_now is None or self._pre_now[0] is not self.text:
+            self._pre_now = (self.text, written_literals(self.text)[0])
+        return self._pre_now[1]
 
     def _effect_dead_ends(self) -> frozenset[str]:
         """The effect literals that, written next, leave only answers judged before to close the effect into:
@@ -291,7 +298,7 @@ class LiteralGuard:
         it before: Qwen wrote gripper `move` with `(not (at-robby ?to))` in its precondition, after which (no
         :negative-preconditions, so at-robby must stay static) only effects on `free` were left, and once those four
         were judged it wrote the first again, 8 of its 16 calls."""
-        pre = written_literals(self.text)[0] if pre is None else pre
+        pre = self._precondition_now() if pre is None else pre
         if pre not in self._closed_dead:
             near = {e for p, e in self._judged if p == pre}
             self._closed_dead[pre] = bool(near) and all(
