@@ -12,7 +12,7 @@ from domain_drafter.core.answers import check_answer
 from domain_drafter.core.bundle import load_bundled
 from domain_drafter.core.model import ActionSchema, canonical_action
 from domain_drafter.planning.grounding import Grounder
-from domain_drafter.planning.invariant_findings import FindingKind, Severity, judge_action
+from domain_drafter.planning.invariant_findings import FindingKind, Severity, edited_by_findings, judge_action
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,6 +85,7 @@ def test_a_pick_that_never_applies_or_changes_nothing_is_flagged(bundles):
     never, _ = _judge(gripper, "pick", PICK_NEVER)
     assert [f.kind for f in never.findings] == [FindingKind.NEVER_APPLIES]
     assert "its precondition (carry ?obj ?g) never holds" in never.findings[0].message
+    assert never.findings[0].edits == (("remove", "precondition", "(carry ?obj ?g)"),)   # the one that never holds
     idle, _ = _judge(gripper, "pick", PICK_IDLE)
     assert [f.kind for f in idle.findings] == [FindingKind.CHANGES_NOTHING]
     assert all(f.severity is Severity.ERROR for f in never.findings + idle.findings)
@@ -102,6 +103,24 @@ def test_a_new_action_that_needs_carry_and_free_together_never_applies(bundles):
     report = judge_action(domain, [p.problem for p in gripper.problems], "transfer")
     assert [f.kind for f in report.findings] == [FindingKind.NEVER_APPLIES]
     assert "(transfer ...) applies in no reachable state of gripper-p01, gripper-p02" in report.findings[0].message
+    assert report.findings[0].edits == ()          # each literal holds somewhere, only not both: no edit to say
+
+
+def test_the_edit_of_a_never_applies_finding_takes_out_the_one_literal_that_never_holds(bundles):
+    """logistics unload-airplane that also asks the package to be at the airport (Qwen2.5-Coder 1.5B wrote it):
+    a package is never at a place and in a plane at once, so it never applies; the finding's edit takes `(at ?pkg
+    ?place)` out, and the edited action is the reference's."""
+    logistics = bundles["logistics"]
+    text = """(:action unload-airplane :parameters (?pkg - package ?airplane - airplane ?place - airport)
+      :precondition (and (at ?pkg ?place) (at ?airplane ?place) (in ?pkg ?airplane))
+      :effect (and (at ?pkg ?place) (not (in ?pkg ?airplane))))"""
+    report, schema = _judge(logistics, "unload-airplane", text)
+    [finding] = report.findings
+    assert finding.kind is FindingKind.NEVER_APPLIES and finding.edits == (("remove", "precondition", "(at ?pkg ?place)"),)
+    edited, words = edited_by_findings(schema, report.findings)
+    assert words == ("remove (at ?pkg ?place) from the precondition (never-applies)",)
+    reference = logistics.domain.action("unload-airplane")
+    assert set(edited.precondition) == set(reference.precondition) and set(edited.effect) == set(reference.effect)
 
 
 def test_a_dismissed_finding_is_kept_apart(bundles):

@@ -662,9 +662,11 @@ def judge_action(domain: Domain, problems: Sequence[Problem], action: str, candi
     if complete and problems and not applied:
         why = (f"; its precondition {' '.join(sorted(never_true)[:2])} never holds" if never_true and len(never_true) <= 2
                else "; its preconditions never hold together")
+        # the one precondition literal that never holds, where there is one, taken out: the search judges the result
+        drop = (("remove", "precondition", next(iter(never_true))),) if len(never_true) == 1 else ()
         found.append(InvariantFinding(
             FindingKind.NEVER_APPLIES, Severity.ERROR, schema.name,
-            f"({schema.name} ...) applies in no reachable state of {names}{why}", "never-applies"))
+            f"({schema.name} ...) applies in no reachable state of {names}{why}", "never-applies", edits=drop))
     elif complete and problems and not changed:
         found.append(InvariantFinding(
             FindingKind.CHANGES_NOTHING, Severity.ERROR, schema.name,
