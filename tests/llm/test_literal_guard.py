@@ -303,6 +303,24 @@ def test_a_precondition_that_leaves_only_judged_effects_is_refused_as_early_as_c
         assert not guard.repeats(")", guard.state())                     # and closing before it
 
 
+def test_a_token_that_ends_a_literal_and_closes_the_precondition_into_judged_effects_only_is_refused(bundles):
+    """As above without `(free left)`: after `(not (at-robby ?to))` the precondition may still grow by `(free
+    left)`, so the literal stays open, but closing the precondition right after it, in the same token or the next,
+    leaves only the four judged effects."""
+    grammar = ActionGrammar(bundles["gripper"].domain, "move")
+    forbidden = ((), ("(not (free left))", "(not (free right))"))
+    head = "(:action move\n  :parameters (?from ?to - room)\n  :precondition (and (at-robby ?from) (free right)"
+    pre = head + " (not (at-robby ?to)))\n  :effect (and "
+    judged = [pre + effect + "))" for effect in ("(free right) (free left)", "(free right)", "(free left)", "")]
+    guard = LiteralGuard(grammar.literal_sets(), forbidden, judged, static_negations=True)
+    guard.text = head + " (not (at-robby ?to"
+    state = guard.state()
+    assert guard.repeats(")))", state) and guard.repeats("))) ", state)
+    assert not guard.repeats("))", state)                               # the literal alone: (free left) may follow
+    guard.text = head + " (not (at-robby ?to))"
+    assert guard.repeats(")", guard.state()) and not guard.repeats(" (free left)", guard.state())
+
+
 def test_an_effect_on_a_predicate_the_precondition_negates_is_refused_without_negative_preconditions(bundles):
     """Track-building has no :negative-preconditions: an answer that negates `has-track` in its precondition and
     builds the track is a BPError with itself in place, so the guard refuses that effect; with the flag off it

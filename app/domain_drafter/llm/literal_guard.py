@@ -324,7 +324,11 @@ class LiteralGuard:
             if depth == 0:        # the literal is written, and the piece may close the conjunction too
                 if text[:i + 1] in written or (self._judged and text[:i + 1] in self._dead_ends(section)):
                     return True
-                return section == 1 and text[i + 1:].lstrip(" \n\t").startswith(")") and self.closes_judged(piece)
+                if not self._judged or not text[i + 1:].lstrip(" \n\t").startswith(")"):
+                    return False
+                if section == 1:
+                    return self.closes_judged(piece)
+                return self.closes_into_judged(self._precondition_now() | {spelled_literal(text[:i + 1])})
         return text in self._all_prefixes[section] and text not in self._live_prefixes(section, written)
 
     @staticmethod
