@@ -10,15 +10,15 @@
   )
   (:action move
     :parameters (?from ?to - room)
-    :precondition (and (at-robby ?from) (free left) (free right))
-    :effect (and (at-robby ?to)))
+    :precondition (and (at-robby ?from))
+    :effect (and (at-robby ?to) (not (at-robby ?from))))
   (:action pick
     :parameters (?obj - ball ?room - room ?g - gripper)
-    :precondition (and (at-robby ?room) (at ?obj ?room) (free ?g) (free right) (free left))
-    :effect (and (carry ?obj ?g) (not (at-robby ?room)) (not (at ?obj ?room)) (not (free ?g)) (not (free right)) (not (free left)) (carry ?obj right) (carry ?obj left)))
+    :precondition (and (at-robby ?room) (at ?obj ?room) (free ?g))
+    :effect (and (carry ?obj ?g) (not (at ?obj ?room)) (not (free ?g))))
   (:action drop
     :parameters (?obj - ball ?room - room ?g - gripper)
-    :precondition (and (at-robby ?room) (carry ?obj ?g) (free right))
-    :effect (and (not (carry ?obj ?g)) (not (free right)) (at ?obj ?room)))
+    :precondition (and (at-robby ?room) (carry ?obj ?g))
+    :effect (and (not (carry ?obj ?g)) (not (carry ?obj left)) (at ?obj ?room) (free ?g)))
 )
 
