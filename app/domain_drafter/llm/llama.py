@@ -81,10 +81,11 @@ class LlamaCppBackend(PromptReader):
     None means yes unless the CPU advertises AMX: llama.cpp's AMX kernels kill the whole process
     (general protection fault) on VMs that advertise AMX but do not let programs use it.
 
-    flash_attn: llama.cpp's flash attention. With it, a token's logits are the same whether it is decoded alone
-    or in a batch of guesses (measured on Qwen2.5-Coder 1.5B and Gemma-3 270M), so speculative greedy answers
-    are byte-identical to one-at-a-time ones; without it (the default, as the committed runs were made)
-    attention over a batch is summed in another order, and a near-tie can go the other way (llm/speculate.py).
+    flash_attn: llama.cpp's flash attention (off by default, as the committed runs were made). Neither way are
+    speculative greedy answers always byte-identical to one-at-a-time ones on a real model: a batch of guesses
+    computes the answer's cells in another order, the small differences add up, and a near tie can go the other
+    way (Gemma-3 270M with flash attention: 2 of 4 free answers, where the two likeliest tokens were 0.12 and 0.34
+    logits apart; tests/llm/test_speculate.py). On the tiny test model they are identical.
 
     reuse_prompt_cache: keep the KV cache of the common token prefix with the previous call, in
     whole prompt chunks, so prompts that share their few-shot examples skip re-evaluating them.
