@@ -227,9 +227,7 @@ def first_difference(backend, prompt: str, on: str, off: str) -> tuple[int, int,
     a, b = backend.tokenize(on, add_bos=False), backend.tokenize(off, add_bos=False)
     k = next((j for j in range(min(len(a), len(b))) if a[j] != b[j]), min(len(a), len(b)))
     lc, llm = backend._lc, backend._llm
-    llm.reset()
-    lc.llama_memory_clear(lc.llama_get_memory(llm.ctx), True)
-    backend._forget_cache()
+    backend._forget_cache()   # a fresh context: the whole prefix is read in this one evaluation
     llm.eval(backend._prompt_tokens(prompt) + b[:k])
     n_vocab = lc.llama_vocab_n_tokens(backend._vocab)
     logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(llm.ctx, -1), shape=(n_vocab,)).copy()
