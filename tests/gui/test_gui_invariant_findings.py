@@ -9,9 +9,11 @@ starter cases of a domain without tests: offered in the Tests panel, kept, run, 
 from __future__ import annotations
 
 import shutil
+import threading
 
 from gui_helpers import JOB_TIMEOUT_MS, run_job, select
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QThreadPool
+from pytestqt.exceptions import TimeoutError as QtTimeoutError
 
 from domain_drafter.core.bundle import bundled_root
 from domain_drafter.core.dismissals import read_dismissals
@@ -114,8 +116,24 @@ def test_the_reference_pick_has_no_finding_and_another_action_clears_the_list(qt
     assert box.rows() == [] and box.report is None
 
 
-def test_starter_cases_are_offered_for_a_domain_without_tests_and_a_kept_one_runs_and_catches_a_wrong_pick(
-        qtbot, window, tmp_path, monkeypatch):
+def keep(qtbot, window, starters) -> None:
+    """Click Keep as test and wait until the case is saved (every window is told: AppState.tests_changed).
+    On a timeout, what the panel and the status line showed then, for the report."""
+    try:
+        with qtbot.waitSignal(window.state.tests_changed, timeout=RUN_MS):
+            qtbot.mouseClick(starters.keep_button, Qt.MouseButton.LeftButton)
+    except QtTimeoutError as error:
+        raise AssertionError(
+            f"not kept in {RUN_MS} ms: status {window.status_label.text()!r}, offered {starters.ids()}, selected "
+            f"{starters.list.currentRow()}, button enabled {starters.keep_button.isEnabled()} and "
+            f"{starters.keep_button.width()}x{starters.keep_button.height()}, busy {starters.busy}, writes "
+            f"{[w.kind for w in window.domain_tests.writes.active]}, shared pool "
+            f"{QThreadPool.globalInstance().activeThreadCount()} of {QThreadPool.globalInstance().maxThreadCount()}"
+        ) from error
+
+
+def open_gripper_without_tests(qtbot, window, tmp_path, monkeypatch):
+    """A copy of gripper without its tests.toml, opened; the Tests panel shown once its starters are offered."""
     monkeypatch.setenv("DOMAIN_DRAFTER_DATA", str(tmp_path / "data"))
     folder = tmp_path / "my-gripper"
     shutil.copytree(bundled_root() / "gripper", folder)
@@ -123,17 +141,24 @@ def test_starter_cases_are_offered_for_a_domain_without_tests_and_a_kept_one_run
     assert run_job(qtbot, window, lambda: window.open_domain_folder(folder)) == ("open", "finished")
     dock = window.domain_tests
     dock.show()
+    qtbot.waitUntil(lambda: bool(dock.panel.starters.ids()), timeout=RUN_MS)
+    return folder, dock
+
+
+def test_starter_cases_are_offered_for_a_domain_without_tests_and_a_kept_one_runs_and_catches_a_wrong_pick(
+        qtbot, window, tmp_path, monkeypatch):
+    folder, dock = open_gripper_without_tests(qtbot, window, tmp_path, monkeypatch)
     starters = dock.panel.starters
-    qtbot.waitUntil(lambda: bool(starters.ids()), timeout=RUN_MS)
     assert starters.isVisibleTo(dock.panel) and "has no tests yet" in dock.panel.summary.text()
     assert {"p01-stays-solvable", "p01-plan-stays-valid", "never-at-with-carry"} <= set(starters.ids())
     assert not starters.keep_button.isEnabled()
     starters.select("never-at-with-carry")
     assert "[cases.never-at-with-carry]" in starters.list.currentItem().toolTip()
+    assert starters.keep_button.isEnabled()
 
     # Keep as test: written beside the domain, then the runner runs it (green) and it is offered no more
-    qtbot.mouseClick(starters.keep_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "Kept never-at-with-carry as a test" in window.status_label.text(), timeout=RUN_MS)
+    keep(qtbot, window, starters)
+    assert "Kept never-at-with-carry as a test" in window.status_label.text()
     assert "[cases.never-at-with-carry]" in (folder / "tests.toml").read_text(encoding="utf-8")
     qtbot.waitUntil(lambda: dock.last is not None and "never-at-with-carry" in dock.last.tests.names
                     and bool(starters.ids()), timeout=RUN_MS)
@@ -198,3 +223,26 @@ def test_a_dismissed_finding_offers_no_edit(qtbot, window, tmp_path, monkeypatch
     click_finding_button(qtbot, window)
     box.list.setCurrentRow(0)
     assert box.rows() == [(KEY, True)] and not box.edit_button.isEnabled()
+
+
+def test_keep_as_test_saves_while_the_shared_pool_is_full(qtbot, window, tmp_path, monkeypatch):
+    """A save never waits behind other work: with every thread of the shared pool taken (by jobs that wait on an
+    event: the one way to hold the pool for as long as the test needs), Keep as test still saves the case."""
+    from domain_drafter.gui.state.workers import JobKind, TaskRunner, TaskWorker
+
+    folder, dock = open_gripper_without_tests(qtbot, window, tmp_path, monkeypatch)
+    starters = dock.panel.starters
+    release = threading.Event()
+    pool = QThreadPool.globalInstance()
+    holders = TaskRunner()
+    for _ in range(pool.maxThreadCount()):
+        holders.start(TaskWorker(lambda *, task: release.wait(2 * RUN_MS / 1000), kind=JobKind.OTHER))
+    try:
+        qtbot.waitUntil(lambda: pool.activeThreadCount() == pool.maxThreadCount(), timeout=RUN_MS)
+        starters.select("never-at-with-carry")
+        keep(qtbot, window, starters)
+        assert "[cases.never-at-with-carry]" in (folder / "tests.toml").read_text(encoding="utf-8")
+        assert holders.busy   # the pool stayed full all along
+    finally:
+        release.set()
+        assert holders.wait(RUN_MS)   # they end at once when released

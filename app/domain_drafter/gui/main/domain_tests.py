@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QThreadPool
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
@@ -67,7 +67,11 @@ class DomainTestsDock(QObject):
         self.state.target_changed.connect(self._on_target_changed)   # slots of this object: they end with it
         self.state.tests_changed.connect(self._on_tests_changed)
         self.state.dismissals_changed.connect(self._on_dismissals_changed)
-        self.writes = TaskRunner(self)   # dismissals and kept starters: a save never waits for a tests run
+        # dismissals and kept starters, in order on a pool of their own: a save never waits behind tests runs,
+        # starter searches or a model load filling the shared pool
+        self.write_pool = QThreadPool(self)
+        self.write_pool.setMaxThreadCount(1)
+        self.writes = TaskRunner(self, self.write_pool)
         self.state.track(self.writes, "main-tests-writes")
         self.findings_bundle: DomainBundle | None = None   # the domain of the findings shown
         self.panel.findings.dismiss_requested.connect(self.dismiss)
