@@ -1,7 +1,7 @@
 """The prompt chunk size (llm/prompt_reader.py) against the search's prompts: a root read cold, then a child.
 
 A search call's time is mostly reading its prompt (issue 38: Qwen2.5-Coder 1.5B at 2 threads, the median call
-reads for 11.6 s and writes for 5.6 s). The prompt is read in fixed chunks aligned to positions, and a child's
+reads for 9.6 s and writes for 5.1 s). The prompt is read in fixed chunks aligned to positions, and a child's
 prompt (a root prompt, the parent's answer, the feedback) reuses only the whole chunks its root's kept state holds.
 Bigger chunks read faster per token on many cores but keep less for the child; smaller ones keep more and pay one
 pass over the weights per chunk. This measures both on the same prompts for each size, the model loaded afresh for
@@ -25,29 +25,15 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from tests.perf.conftest import report
-from tests.perf.test_search_decoding_perf import FEEDBACK, load_average
+from tests.perf.test_search_decoding_perf import expansion, load_average
 
 from domain_drafter.core.bundle import load_bundled
-from domain_drafter.core.prompt import build_prompt, load_template
-from domain_drafter.drafting.feedback import follow_up
 from domain_drafter.llm.backend import DecodingOptions
 
 CHUNKS = (64, 128, 256, 512, 64)
-
-
-def root_and_child(domain: str = "blocksworld", action: str = "stack") -> tuple[str, str]:
-    """A root prompt (seed 0) and a child's: the root, the reference with its last precondition literal out, feedback."""
-    pool = load_bundled()
-    bundle = next(b for b in pool if b.name == domain)
-    template = load_template()
-    root = build_prompt(bundle, action, pool, seed=0, template=template).text
-    schema = next(a for a in bundle.domain.actions if a.name == action)
-    parent = replace(schema, precondition=schema.precondition[:-1]).to_pddl("")
-    return root, str(follow_up(root, parent, FEEDBACK, template))
 
 
 def test_prompt_chunk_sizes_on_a_root_and_its_child(model_path):
@@ -56,7 +42,8 @@ def test_prompt_chunk_sizes_on_a_root_and_its_child(model_path):
 
     threads = int(os.environ.get("DOMAIN_DRAFTER_PERF_THREADS", "2"))
     prompt_format = resolve_prompt_format(model_path, os.environ.get("DOMAIN_DRAFTER_PERF_PROMPT_FORMAT", "auto"))
-    root, child = root_and_child()
+    roots, children = expansion(load_bundled(), "blocksworld", "stack")
+    root, child = roots[0], children[0][0]   # the first child is asked after the first root
     rows, seconds = [], {}
     for chunk in CHUNKS:
         with LlamaCppBackend(model_path, n_threads=threads, prompt_chunk=chunk,
