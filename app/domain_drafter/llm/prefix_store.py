@@ -12,7 +12,12 @@ right after the prompt's last whole chunk was read (before its last partial chun
 generated). Only that whole-chunk prefix (`clean`) is ever reused, so a restored prefix is computed exactly
 as a fresh evaluation computes it and the answers do not change (llm/llama.py explains the chunks). With
 sliding-window attention (Gemma 3) a state longer than the window is reused only whole (`best`). Entries
-for the same root replace each other; otherwise the least recently used goes.
+for the same root replace each other; otherwise the least recently used goes, where a state counts as used when
+it is saved or when a prompt that extends it whole starts from it (its root's child). A prompt that shares only
+its start (the instruction and a context example that two roots happen to draw alike) may start from it too, but
+that does not keep it: otherwise an earlier action's state, reused for a shared example, outlived a root of the
+search under way, and every later child of that root read its ~1,100 tokens afresh (issue 38: blocksworld stack
+after put-down in one process, the way `bench run` goes, 24 s instead of 7 s per child).
 """
 
 from __future__ import annotations
@@ -95,13 +100,16 @@ class PrefixStore:
                 found, most = s, n
         return found, most
 
-    def restore(self, ctx: Any, state: PrefixState) -> bool:
-        """Put `state` back into sequence 0 (the caller cleared the context's memory first)."""
+    def restore(self, ctx: Any, state: PrefixState, reach: int | None = None) -> bool:
+        """Put `state` back into sequence 0 (the caller cleared the context's memory first), for a prompt that
+        shares `reach` tokens with it (None: all of its whole chunks). Only a prompt that extends the state whole
+        counts as a use of it (the module's docstring says why)."""
         ok = int(self.lc.llama_state_seq_set_data(ctx, state.data, state.size, 0)) == state.size
         if ok:
-            self._clock += 1
-            state.used = self._clock
             self.restored += 1
+            if reach is None or reach >= state.clean:
+                self._clock += 1
+                state.used = self._clock
         return ok
 
     def clear(self) -> None:

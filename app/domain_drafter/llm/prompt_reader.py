@@ -85,7 +85,7 @@ class PromptReader:
             state, reach = self._prefixes.best(tokens, chunk, self._n_swa)
             if state is not None and reach > keep:
                 self._forget_cache()
-                keep = self._exact(reach if self._prefixes.restore(llm.ctx, state) else 0)
+                keep = self._exact(reach if self._prefixes.restore(llm.ctx, state, reach) else 0)
                 if keep:   # the cache now holds the state's tokens (the comparison next time reads them)
                     llm.input_ids[: len(state.tokens)] = state.tokens
         if keep > 0 and not self._seq_rm(keep):
