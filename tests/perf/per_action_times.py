@@ -31,6 +31,7 @@ def searches(paths: list[str]) -> dict[tuple[str, str], tuple[str, str | None, d
 
 def main(paths: list[str]) -> None:
     walls, calls, reading, writing, equivalent, tokens = [], [], [], [], 0, 0
+    read_by = {"roots": [], "children": []}     # reading the prompt, a root's (cold) and a child's (after a kept state)
     for (domain, action), (status, subclass, generation) in searches(paths).items():
         if generation is None:
             print(f"{domain:16} {action:16} {status}")
@@ -40,6 +41,7 @@ def main(paths: list[str]) -> None:
             stats = node.get("stats") or {}
             if stats.get("time_to_first_token_s") is not None:
                 reading.append(stats["time_to_first_token_s"])
+                read_by["roots" if node.get("parent") is None else "children"].append(stats["time_to_first_token_s"])
                 writing.append(stats["wall_time_s"] - stats["time_to_first_token_s"])
         walls.append(generation["wall_s"])
         calls.append(generation["calls"])
@@ -54,6 +56,9 @@ def main(paths: list[str]) -> None:
           f"{statistics.mean(calls):.1f}; seconds per call {sum(walls) / sum(calls):.1f} (reading the prompt: median "
           f"{statistics.median(reading):.1f}, writing: median {statistics.median(writing):.1f}); tokens written "
           f"{tokens} ({tokens / sum(walls):.2f} per second of wall time)")
+    print("reading the prompt, median: " + ", ".join(
+        f"{who} {statistics.median(times):.1f} s ({len(times)} calls, {sum(times):.0f} s in all)"
+        for who, times in read_by.items() if times))
 
 
 if __name__ == "__main__":
