@@ -30,7 +30,7 @@ def searches(paths: list[str]) -> dict[tuple[str, str], tuple[str, str | None, d
 
 
 def main(paths: list[str]) -> None:
-    walls, calls, reading, writing, equivalent, tokens = [], [], [], [], 0, 0
+    walls, calls, writing, equivalent, tokens = [], [], [], 0, 0
     read_by = {"roots": [], "children": []}     # reading the prompt, a root's (cold) and a child's (after a kept state)
     for (domain, action), (status, subclass, generation) in searches(paths).items():
         if generation is None:
@@ -40,7 +40,6 @@ def main(paths: list[str]) -> None:
         for node in search.get("nodes", []):
             stats = node.get("stats") or {}
             if stats.get("time_to_first_token_s") is not None:
-                reading.append(stats["time_to_first_token_s"])
                 read_by["roots" if node.get("parent") is None else "children"].append(stats["time_to_first_token_s"])
                 writing.append(stats["wall_time_s"] - stats["time_to_first_token_s"])
         walls.append(generation["wall_s"])
@@ -51,6 +50,7 @@ def main(paths: list[str]) -> None:
               f"wall={generation['wall_s']:4.0f}s stopped={search.get('stopped')}")
     if not walls:
         sys.exit("no searched task in " + ", ".join(paths))
+    reading = read_by["roots"] + read_by["children"]
     print(f"\n{len(walls)} actions judged: {equivalent} proven Equivalent; seconds per action: median "
           f"{statistics.median(walls):.0f}, mean {statistics.mean(walls):.0f}; model calls per action "
           f"{statistics.mean(calls):.1f}; seconds per call {sum(walls) / sum(calls):.1f} (reading the prompt: median "

@@ -100,14 +100,14 @@ class PrefixStore:
                 found, most = s, n
         return found, most
 
-    def restore(self, ctx: Any, state: PrefixState, reach: int | None = None) -> bool:
+    def restore(self, ctx: Any, state: PrefixState, reach: int) -> bool:
         """Put `state` back into sequence 0 (the caller cleared the context's memory first), for a prompt that
-        shares `reach` tokens with it (None: all of its whole chunks). Only a prompt that extends the state whole
-        counts as a use of it (the module's docstring says why)."""
+        shares `reach` tokens with it (`best`). Only a prompt that extends the state whole counts as a use of it
+        (the module's docstring says why)."""
         ok = int(self.lc.llama_state_seq_set_data(ctx, state.data, state.size, 0)) == state.size
         if ok:
             self.restored += 1
-            if reach is None or reach >= state.clean:
+            if reach >= state.clean:
                 self._clock += 1
                 state.used = self._clock
         return ok
