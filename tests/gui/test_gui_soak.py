@@ -10,6 +10,7 @@ rounds through the whole job machinery (model lease, worker, streaming, judging)
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -101,6 +102,7 @@ def test_a_long_editing_session_in_the_main_window(qtbot, window):
     editor.clear()
     reference = window.current_bundle().domain.action("pick").to_pddl(indent="")
     badges: list[str] = []
+    gc.collect()   # earlier tests' garbage, freed now rather than during the measurement
     before = sys.getrefcount(None)
 
     def evaluate(_round: int) -> None:
@@ -108,6 +110,7 @@ def test_a_long_editing_session_in_the_main_window(qtbot, window):
         badges.append(window.result_panel.badge.text())
 
     type_in_rounds(editor, typed_text(reference), evaluate)
+    gc.collect()
     drift = sys.getrefcount(None) - before
     assert len(editor.toPlainText()) >= CHARACTERS
     assert len(badges) == ROUNDS and badges[-1] == "Equivalent"   # the whole action was typed by then
@@ -125,6 +128,7 @@ def test_a_long_editing_session_in_the_authoring_window(qtbot, bundles, tmp_path
     name = win.selected()
     reference = bundles["blocksworld"].domain.action(name).to_pddl(indent="")
     win.editor.clear()
+    gc.collect()   # earlier tests' garbage, freed now rather than during the measurement
     before = sys.getrefcount(None)
     verdicts: list[str] = []
 
@@ -133,6 +137,7 @@ def test_a_long_editing_session_in_the_authoring_window(qtbot, bundles, tmp_path
         verdicts.append(win.verdict.toPlainText())
 
     type_in_rounds(win.editor, typed_text(reference), compare)
+    gc.collect()
     drift = sys.getrefcount(None) - before
     assert len(win.editor.toPlainText()) >= CHARACTERS
     assert len(verdicts) == ROUNDS and "passes the syntax and semantic checks" in verdicts[-1]
@@ -149,7 +154,6 @@ def test_forty_generate_rounds_in_the_main_window(qtbot, window, tiny_model):
     its badge, the same action and mode give the same answer every time, every job gives its model
     lease and its thread back and is freed (measured before the fix: every worker of the session,
     with its arguments, stayed alive in the thread pool), and memory after the first rounds stays flat."""
-    import gc
 
     from PySide6.QtCore import QThreadPool
 
@@ -191,7 +195,6 @@ def test_draft_until_proven_again_and_again(qtbot, window, tiny_model):
     """A dozen searches in a row, over two actions: each lists one row per answer it judged, the same action
     gives the same tree every time (decoding seeds come from the search's seed and the node), every job gives
     its model lease and its thread back, and memory after the first rounds stays flat."""
-    import gc
 
     from PySide6.QtCore import QThreadPool
     from test_gui_search import use_tiny_model
